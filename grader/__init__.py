@@ -1,0 +1,1 @@
+"""backprop-course toolkit."""

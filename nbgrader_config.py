@@ -1,0 +1,23 @@
+"""nbgrader settings for backprop-course (read by every `nbgrader` command run here)."""
+
+c = get_config()  # noqa: F821  (provided by traitlets when nbgrader loads this file)
+
+c.CourseDirectory.course_id = "backprop-course"
+# The instructor notebooks live in course/, the student release in exercises/.
+c.CourseDirectory.source_directory = "course"
+c.CourseDirectory.release_directory = "exercises"
+
+# Gradient checks on a few thousand parameters take seconds, not minutes; a cell that
+# needs longer is stuck (an infinite loop), and nbgrader interrupts it and goes on.
+c.Execute.timeout = 120
+c.Execute.interrupt_on_timeout = True
+
+# nbgrader gives zero to a test cell that wrote anything to stderr. In this course
+# failures are exceptions; stderr only ever carries warnings (numpy RuntimeWarning,
+# torch UserWarning), which must never cost a correct answer its points.
+c.IgnorePattern.enabled = True
+c.IgnorePattern.pattern = r"[\s\S]"
+
+# Keep a runaway print loop from producing a multi-megabyte notebook.
+c.LimitOutput.max_lines = 1000
+c.LimitOutput.max_traceback = 100
