@@ -1,0 +1,107 @@
+"""Autograde submissions with the real nbgrader in a scratch copy of the course."""
+
+from __future__ import annotations
+
+import importlib.util
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+
+import nbformat
+
+from grader.instructor.nbgrader_env import nbgrader_api
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+@dataclass
+class CellScore:
+    score: float
+    max_score: float
+
+
+def load_cases(name: str) -> tuple[dict[str, str], list[dict]]:
+    """ALTERNATIVES and MISTAKES of tests/cases/<name>.py (empty when the file is missing)."""
+    path = REPO / "tests" / "cases" / f"{name}.py"
+    if not path.is_file():
+        return {}, []
+    spec = importlib.util.spec_from_file_location(f"cases_{name}", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return dict(getattr(module, "ALTERNATIVES", {})), list(getattr(module, "MISTAKES", []))
+
+
+def nbgrader_meta(cell) -> dict:
+    return cell.metadata.get("nbgrader", {})
+
+
+def solution_sources(source_nb) -> dict[str, str]:
+    """grade_id -> source of every solution cell of the instructor notebook."""
+    return {
+        nbgrader_meta(c)["grade_id"]: c.source
+        for c in source_nb.cells
+        if nbgrader_meta(c).get("solution")
+    }
+
+
+def graded_cells(source_nb) -> dict[str, float]:
+    """grade_id -> points of every graded cell."""
+    return {
+        nbgrader_meta(c)["grade_id"]: float(nbgrader_meta(c)["points"])
+        for c in source_nb.cells
+        if nbgrader_meta(c).get("grade")
+    }
+
+
+def fill_release(release_nb, answers: dict[str, str]):
+    """A copy of the student release with the given solution cells filled in."""
+    nb = nbformat.from_dict(release_nb)
+    known = set()
+    for cell in nb.cells:
+        grade_id = nbgrader_meta(cell).get("grade_id")
+        if nbgrader_meta(cell).get("solution") and grade_id in answers:
+            cell.source = answers[grade_id]
+            known.add(grade_id)
+    unknown = set(answers) - known
+    if unknown:
+        raise KeyError(f"no solution cell with grade_id {sorted(unknown)} in the release")
+    return nb
+
+
+class ScratchCourse:
+    """A scratch nbgrader course (copy of course/ + config) with its own gradebook."""
+
+    def __init__(self, root: Path, name: str, source: Path | None = None, extra_config: str = ""):
+        self.root = root
+        self.name = name
+        shutil.copytree(source or REPO / "course" / name, root / "course" / name)
+        config = (REPO / "nbgrader_config.py").read_text() + extra_config
+        (root / "nbgrader_config.py").write_text(config)
+        self.db_url = f"sqlite:///{root / 'gradebook.db'}"
+        self.api = nbgrader_api(root, db_url=self.db_url)
+        result = self.api.generate_assignment(name, force=True, create=True)
+        assert result["success"], result["log"]
+        self.source_nb = nbformat.read(root / "course" / name / f"{name}.ipynb", as_version=4)
+        self.release_nb = nbformat.read(
+            root / "exercises" / name / f"{name}.ipynb", as_version=4
+        )
+
+    def submit(self, student: str, nb) -> None:
+        folder = self.root / "submitted" / student / self.name
+        if folder.exists():
+            shutil.rmtree(folder)
+        shutil.copytree(self.root / "exercises" / self.name, folder)
+        nbformat.write(nb, folder / f"{self.name}.ipynb")
+
+    def autograde(self, student: str) -> dict[str, CellScore]:
+        from nbgrader.api import Gradebook
+
+        result = self.api.autograde(self.name, student, force=True, create=True)
+        assert result["success"], f"nbgrader autograde failed for {student}:\n{result['log']}"
+        with Gradebook(self.db_url) as gb:
+            sub = gb.find_submission_notebook(self.name, self.name, student)
+            return {g.name: CellScore(g.score, g.max_score) for g in sub.grades}
+
+    def autograded_notebook(self, student: str):
+        path = self.root / "autograded" / student / self.name / f"{self.name}.ipynb"
+        return nbformat.read(path, as_version=4)
