@@ -1,0 +1,283 @@
+"""Argument checking and number formatting shared by the toolkit modules.
+
+Everything here either returns a clean float64 ndarray or raises a `ToolkitInputError` whose
+message says what was expected and what was received.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+import os
+from collections.abc import Callable
+from numbers import Real
+from types import TracebackType
+from typing import Any, TypeVar
+
+import numpy as np
+
+from .errors import CheckFailed, ToolkitInputError
+
+_F = TypeVar("_F", bound=Callable[..., Any])
+_PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
+
+__all__ = [
+    "describe",
+    "dtype_problem",
+    "float64_array",
+    "fmt_index",
+    "fmt_num",
+    "fmt_shape",
+    "is_tensor",
+    "max_abs",
+    "optional_batch_size",
+    "optional_mask",
+    "positive_float",
+    "require_finite",
+    "short_traceback",
+    "to_numpy",
+    "writable_float64_array",
+]
+
+
+# ----------------------------------------------------------------------------- tracebacks
+
+
+def short_traceback(func: _F) -> _F:
+    """Decorate a public function so its failures show one toolkit frame, not the whole path.
+
+    Every toolkit function sets `__tracebackhide__ = True` (pytest and IPython hide such
+    frames), but IPython always shows the frame that raised. When a CheckFailed or
+    ToolkitInputError went only through toolkit frames, it is re-raised from here with a
+    fresh traceback: the student sees their cell, this one line and the message.
+    """
+
+    @functools.wraps(func)
+    def grader_toolkit(*args: Any, **kwargs: Any) -> Any:
+        __tracebackhide__ = True
+        try:
+            return func(*args, **kwargs)
+        except (CheckFailed, ToolkitInputError) as failure:
+            if not _only_toolkit_frames(failure.__traceback__):
+                raise
+            caught = failure
+        # The message below says what went wrong and what to do; nothing to debug in here.
+        raise caught.with_traceback(None)
+
+    return grader_toolkit  # type: ignore[return-value]
+
+
+def _only_toolkit_frames(tb: TracebackType | None) -> bool:
+    while tb is not None:
+        filename = os.path.abspath(tb.tb_frame.f_code.co_filename)
+        if os.path.dirname(filename) != _PACKAGE_DIR:
+            return False
+        tb = tb.tb_next
+    return True
+
+
+# ----------------------------------------------------------------------------- formatting
+
+
+def fmt_shape(shape: tuple[int, ...]) -> str:
+    """`(3, 4)`, `(3,)`, or `() (a scalar)`."""
+    return "() (a scalar)" if shape == () else str(tuple(int(n) for n in shape))
+
+
+def fmt_index(index: tuple[int, ...]) -> str:
+    """`[1, 2]` for an index into an array (`[]` for a 0-d array)."""
+    return "[" + ", ".join(str(int(i)) for i in index) + "]"
+
+
+def fmt_num(value: float) -> str:
+    """A number with 3 significant digits (`0.123`, `1.23e-05`, `nan`)."""
+    return f"{float(value):.3g}"
+
+
+def is_tensor(value: Any) -> bool:
+    """True for a torch.Tensor (checked without importing torch)."""
+    return type(value).__module__.startswith("torch") and hasattr(value, "detach")
+
+
+def describe(value: Any) -> str:
+    """A short description of any value for error messages: `None`, `a tuple of 2 items`..."""
+    if value is None:
+        return "None"
+    if isinstance(value, np.ndarray):
+        return f"an array of shape {fmt_shape(value.shape)} and dtype {value.dtype}"
+    if is_tensor(value):
+        return f"a torch.Tensor of shape {fmt_shape(tuple(value.shape))} and dtype {value.dtype}"
+    if isinstance(value, tuple | list):
+        kind = type(value).__name__
+        count = len(value)
+        return f"a {kind} of {count} item{'' if count == 1 else 's'}"
+    if isinstance(value, bool | np.bool_):
+        return f"the bool {value}"
+    if isinstance(value, np.generic):
+        return f"a NumPy {value.dtype} scalar ({value})"
+    if isinstance(value, Real):
+        return f"the {type(value).__name__} {value}"
+    return f"a {type(value).__name__}"
+
+
+# ----------------------------------------------------------------------------- conversion
+
+
+def to_numpy(value: Any) -> np.ndarray | None:
+    """`value` as an ndarray without changing its dtype, or None when it is not array-like.
+
+    Python ints and floats become 0-d float64 arrays; lists of numbers become arrays;
+    torch tensors are detached and copied to NumPy; tuples, None, strings... give None.
+    """
+    if value is None or isinstance(value, tuple | str | bytes | dict):
+        return None
+    if isinstance(value, np.ndarray):
+        return value
+    if is_tensor(value):
+        try:
+            return value.detach().cpu().numpy()
+        except (RuntimeError, TypeError):
+            return None
+    if isinstance(value, np.generic):
+        return np.asarray(value)
+    if isinstance(value, bool):
+        return np.asarray(value)
+    if isinstance(value, Real):
+        return np.asarray(float(value), dtype=np.float64)
+    if isinstance(value, list):
+        try:
+            arr = np.asarray(value)
+        except (ValueError, TypeError):
+            return None
+        if arr.dtype.kind in "iu" and all(_plain_numbers(value)):
+            arr = arr.astype(np.float64)
+        return arr if arr.dtype.kind in "biufc" else None
+    return None
+
+
+def _plain_numbers(value: Any):
+    """Yield True/False for every leaf of a nested list: is it a Python int or float?"""
+    for item in value:
+        if isinstance(item, list):
+            yield from _plain_numbers(item)
+        else:
+            yield isinstance(item, int | float) and not isinstance(item, bool)
+
+
+def dtype_problem(arr: np.ndarray) -> str | None:
+    """None for float64; otherwise why this dtype cannot be used, with what to do instead."""
+    dtype = arr.dtype
+    if dtype == np.float64:
+        return None
+    if dtype.kind == "f":
+        return (
+            f"dtype {dtype}: too imprecise for gradient checks (float32 has about 7 significant "
+            "digits); keep everything in float64 (`.astype(np.float64)`, `torch.float64`)"
+        )
+    if dtype.kind in "iu":
+        return (
+            f"integer dtype {dtype}: it cannot hold fractions, so values get truncated; make it "
+            "float64 (e.g. `np.zeros(shape)` or `.astype(np.float64)`, not `dtype=int`)"
+        )
+    if dtype.kind == "b":
+        return "dtype bool; convert it with `.astype(np.float64)` (a mask times dout is float)"
+    if dtype.kind == "c":
+        return f"complex dtype {dtype}; gradients here are real float64 numbers"
+    return f"dtype {dtype}, which is not a number type; expected float64"
+
+
+def float64_array(value: Any, what: str) -> np.ndarray:
+    """`value` as a float64 ndarray, or a ToolkitInputError naming `what`.
+
+    Accepted: float64 arrays and NumPy float64 scalars, float64 torch tensors, Python
+    ints/floats and (nested) lists of Python numbers. Refused: None, tuples,
+    integer/bool/float32/complex arrays, anything else.
+    """
+    __tracebackhide__ = True
+    if isinstance(value, bool | np.bool_):
+        raise ToolkitInputError(f"{what} must be a float64 array, but got {describe(value)}.")
+    arr = to_numpy(value)
+    if arr is None:
+        hint = " — did you forget `return`?" if value is None else ""
+        raise ToolkitInputError(f"{what} must be a float64 array, but got {describe(value)}{hint}.")
+    problem = dtype_problem(arr)
+    if problem is not None:
+        raise ToolkitInputError(f"{what} must be a float64 array, but it has {problem}.")
+    return arr
+
+
+def require_finite(arr: np.ndarray, what: str) -> None:
+    """Raise a ToolkitInputError when `arr` holds NaN or inf (says how many and where)."""
+    __tracebackhide__ = True
+    bad = ~np.isfinite(arr)
+    if bad.any():
+        first = tuple(int(i) for i in np.argwhere(bad)[0])
+        raise ToolkitInputError(
+            f"{what} must hold finite numbers, but {int(bad.sum())} of its {arr.size} entries "
+            f"are NaN or inf (the first at {fmt_index(first)}: {arr[first]})."
+        )
+
+
+def positive_float(value: Any, what: str) -> float:
+    """A positive finite real number as a float, or a ToolkitInputError."""
+    __tracebackhide__ = True
+    ok = isinstance(value, Real) and not isinstance(value, bool | np.bool_)
+    if not ok or not math.isfinite(float(value)) or float(value) <= 0:
+        raise ToolkitInputError(f"{what} must be a positive number, but got {describe(value)}.")
+    return float(value)
+
+
+def optional_batch_size(value: Any) -> int | None:
+    """None, or a positive int (NumPy ints accepted)."""
+    __tracebackhide__ = True
+    if value is None:
+        return None
+    if isinstance(value, bool | np.bool_) or not isinstance(value, int | np.integer) or value < 1:
+        raise ToolkitInputError(f"batch_size must be None or a positive int, but got {describe(value)}.")
+    return int(value)
+
+
+def optional_mask(mask: Any, shape: tuple[int, ...]) -> np.ndarray | None:
+    """None, or a boolean ndarray of exactly `shape`."""
+    __tracebackhide__ = True
+    if mask is None:
+        return None
+    arr = to_numpy(mask)
+    if arr is None or arr.dtype != np.bool_:
+        raise ToolkitInputError(
+            f"mask must be a boolean array shaped like expected {fmt_shape(shape)} "
+            f"(e.g. x > 0), but got {describe(mask)}."
+        )
+    if arr.shape != tuple(shape):
+        raise ToolkitInputError(
+            f"mask must have the shape of expected, {fmt_shape(shape)}, but it has shape "
+            f"{fmt_shape(arr.shape)}."
+        )
+    return arr
+
+
+def max_abs(arr: np.ndarray) -> float:
+    """The largest |entry| of `arr` (0.0 for an empty array)."""
+    return float(np.max(np.abs(arr))) if arr.size else 0.0
+
+
+def writable_float64_array(x: Any) -> np.ndarray:
+    """x itself when it is a writeable, finite float64 ndarray (numerical gradients nudge it)."""
+    __tracebackhide__ = True
+    if not isinstance(x, np.ndarray):
+        raise ToolkitInputError(
+            f"x must be a float64 NumPy array (it is nudged in place), but got {describe(x)}."
+        )
+    problem = dtype_problem(x)
+    if problem is not None:
+        raise ToolkitInputError(
+            f"x must be a float64 array, but it has {problem}. "
+            "Numerical gradients nudge x by tiny steps h, so it must be float64."
+        )
+    if not x.flags.writeable:
+        raise ToolkitInputError(
+            "x must be writeable (it is nudged in place and restored), but it is read-only; "
+            "pass a copy: x.copy()."
+        )
+    require_finite(x, "x")
+    return x

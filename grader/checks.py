@@ -1,0 +1,449 @@
+"""Student-facing checks: print one ✓/✗ line per quantity, then raise CheckFailed on failure.
+
+    ✓ dx  relative error 2.3e-10
+    ✗ db  relative error 6.7e-01 (needs < 1e-07)
+        Hint: your db is 1/5 of the expected one, and 5 is the batch size: ...  [sum-vs-mean]
+
+Toolkit frames set `__tracebackhide__ = True`, which IPython and pytest honour, so a failed
+check shows the student's cell and the message, not the toolkit's internals.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ._validate import (
+    describe,
+    dtype_problem,
+    float64_array,
+    fmt_index,
+    fmt_shape,
+    optional_batch_size,
+    optional_mask,
+    positive_float,
+    require_finite,
+    short_traceback,
+    to_numpy,
+    writable_float64_array,
+)
+from .errors import BadReturnValue, CheckFailed, ToolkitInputError
+from .hints import Hint, diagnose
+from .numgrad import (
+    eval_numerical_gradient,
+    numerical_gradient_array,
+    rel_error,
+)
+
+__all__ = ["CheckResult", "check_close", "check_gradient", "check_layer"]
+
+_DOUT_STREAM = 0xD0D7  # check_layer draws dout from default_rng([_DOUT_STREAM, seed])
+
+
+@dataclass
+class CheckResult:
+    """The outcome for one quantity. rel_error is inf when the value could not be compared."""
+
+    name: str
+    passed: bool
+    rel_error: float
+    hint: Hint | None
+
+
+@short_traceback
+def check_close(
+    name: str,
+    actual: Any,
+    expected: Any,
+    *,
+    tol: float = 1e-7,
+    batch_size: int | None = None,
+    mask: Any = None,
+) -> CheckResult:
+    """Compare a value (forward output or gradient) with a reference; print; raise on failure.
+
+    Inputs: name — shown in the line ("out", "dx"); actual — the student's array, shape S;
+    expected — float64 reference, shape S; tol — largest accepted relative error; batch_size,
+    mask — passed to the hint engine.
+    Returns: the CheckResult (only when it passed; otherwise CheckFailed is raised).
+    """
+    __tracebackhide__ = True
+    name = _checked_name(name)
+    tol = positive_float(tol, "tol")
+    exp = float64_array(expected, "expected")
+    require_finite(exp, "expected")
+    batch_size = optional_batch_size(batch_size)
+    mask = optional_mask(mask, exp.shape)
+    result, line = _compare(name, actual, exp, tol=tol, batch_size=batch_size, mask=mask)
+    _report([(result, line)])
+    return result
+
+
+@short_traceback
+def check_gradient(
+    name: str,
+    f: Callable[[np.ndarray], Any],
+    x: np.ndarray,
+    analytic: Any,
+    *,
+    dout: Any = None,
+    tol: float = 1e-7,
+    h: float = 1e-5,
+    batch_size: int | None = None,
+    mask: Any = None,
+) -> CheckResult:
+    """Compare an analytic gradient with the numerical gradient of f at x; print; raise.
+
+    Inputs: f — scalar function of x (dout None) or array function of x with upstream
+    gradient dout (shaped like f(x)); x — float64 array, shape S (restored afterwards);
+    analytic — the student's gradient, shape S. batch_size defaults to dout.shape[0] when
+    dout has 2 or more axes.
+    Returns: the CheckResult (only when it passed; otherwise CheckFailed is raised).
+    """
+    __tracebackhide__ = True
+    name = _checked_name(name)
+    tol = positive_float(tol, "tol")
+    batch_size = optional_batch_size(batch_size)
+    if dout is None:
+        numeric = eval_numerical_gradient(f, x, h)
+    else:
+        x = writable_float64_array(x)
+        up = float64_array(dout, "dout")
+        require_finite(up, "dout")
+        if batch_size is None and up.ndim >= 2:
+            batch_size = up.shape[0]
+        numeric = numerical_gradient_array(f, x, up, positive_float(h, "h"))
+    mask = optional_mask(mask, numeric.shape)
+    result, line = _compare(name, analytic, numeric, tol=tol, batch_size=batch_size, mask=mask)
+    _report([(result, line)])
+    return result
+
+
+@short_traceback
+def check_layer(
+    forward: Callable[..., Any],
+    backward: Callable[[np.ndarray, Any], Any],
+    inputs: Mapping[str, np.ndarray],
+    *,
+    tol: float = 1e-7,
+    seed: int = 0,
+    extra_args: Sequence[Any] = (),
+    h: float = 1e-5,
+    masks: Mapping[str, Any] | None = None,
+) -> list[CheckResult]:
+    """Check every gradient of a layer against numerical gradients of its forward pass.
+
+    Inputs: forward(*inputs.values(), *extra_args) -> (out, cache); backward(dout, cache) ->
+    the gradients in the order of `inputs` (a tuple, or one array for one input); inputs —
+    name → float64 array (x: (N, ...), w, b...); seed — for the random dout (shaped like out,
+    drawn from default_rng([0xD0D7, seed]) so it never equals an input made with
+    default_rng(seed)); masks — optional name → bool mask (shaped like that input) for the
+    hints. The hints take batch_size from the first input's first axis.
+    Inputs are copied, so forward cannot corrupt them; forward or backward changing them (or
+    dout) in place is reported as a failure, and so is a forward that is not deterministic.
+    Returns: one CheckResult per input (named "d<input>"), when all passed.
+    """
+    __tracebackhide__ = True
+    tol = positive_float(tol, "tol")
+    h = positive_float(h, "h")
+    names, originals = _checked_inputs(inputs)
+    extra = _checked_extra_args(extra_args)
+    seed = _checked_seed(seed)
+    masks = _checked_masks(masks, names, originals)
+    fname, bname = _func_name(forward, "forward"), _func_name(backward, "backward")
+    problems: list[str] = []
+
+    work = [v.copy() for v in originals]
+    out, cache = _run_forward(forward, fname, work, extra)
+    problems += _modified(work, originals, names, f"{fname} changed its input")
+    after_forward = [v.copy() for v in work]
+    _check_deterministic(forward, fname, originals, extra, out)
+
+    # A stream of its own: default_rng(seed) would give dout == x for x drawn with that seed.
+    dout = np.random.default_rng([_DOUT_STREAM, seed]).standard_normal(out.shape)
+    dout_given = dout.copy()
+    grads = _split_grads(backward(dout_given, cache), bname, names)
+    if not np.array_equal(dout_given, dout):
+        problems.append(
+            f"{bname} changed dout in place; compute into a new array (dx = dout * mask, not "
+            "dout[mask] = 0), since dout may be shared with other layers."
+        )
+    problems += _modified(work, after_forward, names, f"{bname} changed (through the cache) input")
+
+    first = originals[0]
+    batch_size = first.shape[0] if first.ndim >= 1 and first.shape[0] > 0 else None
+    rows = []
+    for i, key in enumerate(names):
+        numeric = _layer_numeric(forward, fname, originals, extra, i, names, dout, h)
+        rows.append(
+            _compare(
+                f"d{key}",
+                grads[i],
+                numeric,
+                tol=tol,
+                batch_size=batch_size,
+                mask=masks.get(key),
+                upstream=dout,
+                layer=(originals[i], out) if out.shape == originals[i].shape else None,
+            )
+        )
+    _report(rows, problems, who=bname)
+    return [r for r, _ in rows]
+
+
+# ----------------------------------------------------------------------------- comparison
+
+
+def _compare(
+    name: str,
+    actual: Any,
+    expected: np.ndarray,
+    *,
+    tol: float,
+    batch_size: int | None,
+    mask: Any,
+    upstream: np.ndarray | None = None,
+    layer: tuple[np.ndarray, np.ndarray] | None = None,
+) -> tuple[CheckResult, str]:
+    """The CheckResult and its ✓/✗ line; diagnose() is only asked when it failed."""
+    __tracebackhide__ = True
+    arr = to_numpy(actual)
+    err = math.inf
+    if arr is None or arr.dtype.kind not in "biuf":
+        status = f"got {describe(actual)}, expected an array of shape {fmt_shape(expected.shape)}"
+    elif arr.shape != expected.shape:
+        status = f"shape {fmt_shape(arr.shape)}, expected {fmt_shape(expected.shape)}"
+    else:
+        err = rel_error(arr.astype(np.float64), expected)
+        status = f"relative error {err:.1e} (needs < {_fmt_tol(tol)})"
+        if dtype_problem(arr) is not None:
+            status = f"dtype {arr.dtype}, needs float64 ({status})"
+        elif err < tol:
+            result = CheckResult(name, True, err, None)
+            return result, f"✓ {name}  relative error {err:.1e}"
+    x, out = layer if layer is not None else (None, None)
+    hint = diagnose(
+        actual,
+        expected,
+        batch_size=batch_size,
+        mask=mask,
+        name=name,
+        upstream=upstream,
+        layer_input=x,
+        layer_output=out,
+    )
+    return CheckResult(name, False, err, hint), f"✗ {name}  {status}"
+
+
+def _report(rows: list[tuple[CheckResult, str]], problems: Sequence[str] = (), who: str = "") -> None:
+    """Print every line (and hint), then raise CheckFailed if anything failed."""
+    __tracebackhide__ = True
+    for result, line in rows:
+        print(line)
+        if result.hint is not None:
+            print(f"    Hint: {result.hint.message}  [{result.hint.code}]")
+    for problem in problems:
+        print(f"✗ {problem}")
+    if all(r.passed for r, _ in rows) and not problems:
+        return
+    raise CheckFailed(_summary(rows, problems, who), results=[r for r, _ in rows])
+
+
+def _summary(rows: list[tuple[CheckResult, str]], problems: Sequence[str], who: str) -> str:
+    """One line: every failed quantity with its status and hint, then the other problems."""
+    parts = []
+    for result, line in rows:
+        if result.passed:
+            continue
+        hint = f" — {result.hint.message} [{result.hint.code}]" if result.hint else ""
+        parts.append(line.removeprefix("✗ ").replace("  ", " ", 1) + hint)
+    parts += list(problems)
+    prefix = f"{who}: " if who and len(parts) > len(problems) else ""
+    return prefix + "; ".join(parts)
+
+
+def _fmt_tol(tol: float) -> str:
+    short = f"{tol:.0e}"
+    return short if float(short) == tol else f"{tol:.2g}"
+
+
+# ----------------------------------------------------------------------------- check_layer
+
+
+def _checked_name(name: Any) -> str:
+    __tracebackhide__ = True
+    if not isinstance(name, str) or not name:
+        raise ToolkitInputError(f"name must be a non-empty string, but got {describe(name)}.")
+    return name
+
+
+def _checked_inputs(inputs: Any) -> tuple[list[str], list[np.ndarray]]:
+    __tracebackhide__ = True
+    if not isinstance(inputs, Mapping) or not inputs:
+        raise ToolkitInputError(
+            "inputs must be a non-empty dict of name → float64 array, e.g. "
+            f"{{'x': x, 'w': w, 'b': b}}, but got {describe(inputs)}."
+        )
+    names, arrays = [], []
+    for key, value in inputs.items():
+        if not isinstance(key, str) or not key:
+            raise ToolkitInputError(f"the names in inputs must be strings, got {describe(key)}.")
+        if not isinstance(value, np.ndarray):
+            raise ToolkitInputError(
+                f"inputs['{key}'] must be a float64 NumPy array, but got {describe(value)}."
+            )
+        arr = float64_array(value, f"inputs['{key}']")
+        require_finite(arr, f"inputs['{key}']")
+        names.append(key)
+        arrays.append(arr.copy())
+    return names, arrays
+
+
+def _checked_seed(seed: Any) -> int:
+    __tracebackhide__ = True
+    if isinstance(seed, bool) or not isinstance(seed, int | np.integer) or seed < 0:
+        raise ToolkitInputError(f"seed must be a non-negative int, but got {describe(seed)}.")
+    return int(seed)
+
+
+def _checked_masks(masks: Any, names: list[str], originals: list[np.ndarray]) -> dict[str, np.ndarray]:
+    __tracebackhide__ = True
+    if masks is None:
+        return {}
+    if not isinstance(masks, Mapping):
+        raise ToolkitInputError(
+            f"masks must be a dict of input name → bool array, but got {describe(masks)}."
+        )
+    checked = {}
+    for key, mask in masks.items():
+        if key not in names:
+            raise ToolkitInputError(
+                f"masks has the key {key!r}, but the inputs are {', '.join(map(repr, names))}."
+            )
+        checked[key] = optional_mask(mask, originals[names.index(key)].shape)
+    return checked
+
+
+def _checked_extra_args(extra_args: Any) -> tuple[Any, ...]:
+    __tracebackhide__ = True
+    if not isinstance(extra_args, tuple | list):
+        raise ToolkitInputError(
+            "extra_args must be a tuple of the arguments forward takes after the inputs, e.g. "
+            f"(conv_param,), but got {describe(extra_args)}."
+        )
+    return tuple(extra_args)
+
+
+def _func_name(func: Any, role: str) -> str:
+    __tracebackhide__ = True
+    if not callable(func):
+        raise ToolkitInputError(f"{role} must be a function, but got {describe(func)}.")
+    return getattr(func, "__name__", role)
+
+
+def _run_forward(
+    forward: Callable[..., Any], fname: str, args: list[np.ndarray], extra: tuple[Any, ...]
+) -> tuple[np.ndarray, Any]:
+    """Call forward and return (out as float64 array, cache), or raise BadReturnValue."""
+    __tracebackhide__ = True
+    returned = forward(*args, *extra)
+    if returned is None:
+        raise BadReturnValue(f"{fname} returned None, expected (out, cache) — did you forget `return`?")
+    if not isinstance(returned, tuple | list) or len(returned) != 2:
+        raise BadReturnValue(f"{fname} must return (out, cache), but it returned {describe(returned)}.")
+    out, cache = returned
+    arr = to_numpy(out)
+    if arr is None or arr.dtype.kind not in "biuf":
+        raise BadReturnValue(
+            f"{fname} returned (out, cache) with out = {describe(out)}; out must be a float64 array."
+        )
+    problem = dtype_problem(arr)
+    if problem is not None:
+        raise BadReturnValue(f"{fname}'s out has {problem}.")
+    if not np.all(np.isfinite(arr)):
+        raise BadReturnValue(
+            f"{fname}'s out contains NaN or inf: the gradients cannot be "
+            "checked (overflow? subtract the max before exp)."
+        )
+    return np.array(arr, dtype=np.float64, copy=True), cache
+
+
+def _check_deterministic(
+    forward: Callable[..., Any],
+    fname: str,
+    originals: list[np.ndarray],
+    extra: tuple[Any, ...],
+    out: np.ndarray,
+) -> None:
+    __tracebackhide__ = True
+    again, _ = _run_forward(forward, fname, [v.copy() for v in originals], extra)
+    if again.shape != out.shape or not np.array_equal(again, out):
+        raise BadReturnValue(
+            f"{fname} returned different outputs for the same inputs; numerical gradients "
+            "need a deterministic forward (fix the random seed, e.g. through extra_args)."
+        )
+
+
+def _split_grads(returned: Any, bname: str, names: list[str]) -> list[Any]:
+    """backward's return value as one item per input, or BadReturnValue naming the count."""
+    __tracebackhide__ = True
+    wanted = ", ".join(f"d{k}" for k in names)
+    n = len(names)
+    if returned is None:
+        raise BadReturnValue(
+            f"{bname} returned None, expected {_arrays(n)}: ({wanted}) — did you forget `return`?"
+        )
+    if isinstance(returned, tuple | list):
+        if len(returned) == n:
+            return list(returned)
+        raise BadReturnValue(f"{bname} returned {_arrays(len(returned))}, expected {n}: ({wanted})")
+    if n == 1:
+        return [returned]
+    raise BadReturnValue(f"{bname} returned {describe(returned)}, expected {n} arrays: ({wanted})")
+
+
+def _arrays(n: int) -> str:
+    return f"{n} array" if n == 1 else f"{n} arrays"
+
+
+def _modified(work: list[np.ndarray], originals: list[np.ndarray], names: list[str], what: str) -> list[str]:
+    """One message per input that no longer equals its original."""
+    messages = []
+    for key, now, before in zip(names, work, originals, strict=True):
+        changed = now != before
+        if changed.any():
+            first = tuple(int(i) for i in np.argwhere(changed)[0])
+            messages.append(
+                f"{what} {key} in place ({int(changed.sum())} entries, e.g. {key}"
+                f"{fmt_index(first)}: {before[first]:.3g} → {now[first]:.3g}); build new arrays "
+                "instead (np.maximum(x, 0), not x[x < 0] = 0)."
+            )
+    return messages
+
+
+def _layer_numeric(
+    forward: Callable[..., Any],
+    fname: str,
+    originals: list[np.ndarray],
+    extra: tuple[Any, ...],
+    i: int,
+    names: list[str],
+    dout: np.ndarray,
+    h: float,
+) -> np.ndarray:
+    """Numerical gradient of sum(forward(...)[0] * dout) with respect to input i."""
+    __tracebackhide__ = True
+    x = originals[i].copy()
+
+    def f(v: np.ndarray) -> Any:
+        __tracebackhide__ = True
+        args = [(v if j == i else a).copy() for j, a in enumerate(originals)]
+        return _run_forward(forward, fname, args, extra)[0]
+
+    return numerical_gradient_array(
+        f, x, dout, h, f_name=f"{fname} (out, as a function of {names[i]})", x_name=names[i]
+    )

@@ -1,0 +1,299 @@
+"""Numerical gradients by centred differences, and the CS231n relative error.
+
+All arithmetic is float64. `x` (any shape S) is nudged in place, one entry at a time, and
+restored bit for bit afterwards, even when `f` raises; every gradient returned has shape S.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from ._validate import (
+    describe,
+    dtype_problem,
+    float64_array,
+    fmt_index,
+    fmt_shape,
+    positive_float,
+    require_finite,
+    short_traceback,
+    to_numpy,
+    writable_float64_array,
+)
+from .errors import ToolkitInputError
+
+__all__ = [
+    "eval_numerical_gradient",
+    "eval_numerical_gradient_array",
+    "grad_check_sparse",
+    "rel_error",
+]
+
+
+@short_traceback
+def rel_error(x: Any, y: Any) -> float:
+    """CS231n relative error: `max(|x − y| / max(1e-8, |x| + |y|))` over all entries.
+
+    Inputs: x, y — float64 arrays of the same shape S (or Python / float64 scalars).
+    Returns: a float in [0, 1], or nan when an entry is NaN; 0.0 for empty arrays.
+    """
+    __tracebackhide__ = True
+    a = float64_array(x, "rel_error: x")
+    b = float64_array(y, "rel_error: y")
+    if a.shape != b.shape:
+        raise ToolkitInputError(
+            f"rel_error needs two arrays of the same shape, but x has shape {fmt_shape(a.shape)} "
+            f"and y has shape {fmt_shape(b.shape)}."
+        )
+    if a.size == 0:
+        return 0.0
+    with np.errstate(invalid="ignore", over="ignore"):
+        return float(np.max(np.abs(a - b) / np.maximum(1e-8, np.abs(a) + np.abs(b))))
+
+
+@short_traceback
+def eval_numerical_gradient(f: Callable[[np.ndarray], Any], x: np.ndarray, h: float = 1e-5) -> np.ndarray:
+    """Gradient of a scalar function by centred differences.
+
+    Inputs: f — ndarray → number (float or 0-d array); x — float64 array, shape S, nudged in
+    place and restored; h — step.
+    Returns: df/dx, float64 array of shape S.
+    """
+    __tracebackhide__ = True
+    x = writable_float64_array(x)
+    h = positive_float(h, "h")
+    _checked_callable(f, "f")
+
+    def evaluate(where: str) -> np.ndarray:
+        __tracebackhide__ = True
+        return _scalar_output(f(x), where)
+
+    return _centred_differences(evaluate, x, h, lambda fp, fm: float(fp - fm) / (2 * h))
+
+
+@short_traceback
+def eval_numerical_gradient_array(
+    f: Callable[[np.ndarray], Any], x: np.ndarray, dout: np.ndarray, h: float = 1e-5
+) -> np.ndarray:
+    """Gradient of `sum(f(x) * dout)` with respect to x, by centred differences.
+
+    Inputs: f — ndarray → ndarray of shape T; x — float64 array, shape S, nudged in place and
+    restored; dout — float64 array, shape T (the upstream gradient); h — step.
+    Returns: float64 array of shape S.
+    """
+    __tracebackhide__ = True
+    x = writable_float64_array(x)
+    dout = float64_array(dout, "dout")
+    require_finite(dout, "dout")
+    h = positive_float(h, "h")
+    _checked_callable(f, "f")
+    return numerical_gradient_array(f, x, dout, h)
+
+
+def numerical_gradient_array(
+    f: Callable[[np.ndarray], Any],
+    x: np.ndarray,
+    dout: np.ndarray,
+    h: float,
+    *,
+    f_name: str = "f",
+    x_name: str = "x",
+) -> np.ndarray:
+    """`eval_numerical_gradient_array` on checked arguments; names used in the messages."""
+    __tracebackhide__ = True
+
+    def evaluate(where: str) -> np.ndarray:
+        __tracebackhide__ = True
+        return _array_output(f(x), dout.shape, where, f_name)
+
+    def combine(fp: np.ndarray, fm: np.ndarray) -> float:
+        return float(np.sum((fp - fm) * dout)) / (2 * h)
+
+    return _centred_differences(evaluate, x, h, combine, f_name=f_name, x_name=x_name)
+
+
+@short_traceback
+def grad_check_sparse(
+    f: Callable[[np.ndarray], Any],
+    x: np.ndarray,
+    analytic_grad: np.ndarray,
+    num_checks: int = 10,
+    h: float = 1e-5,
+    seed: int = 0,
+    *,
+    verbose: bool = False,
+) -> float:
+    """Check `num_checks` randomly chosen entries of a large gradient.
+
+    Inputs: f — ndarray → number; x — float64 array, shape S (restored afterwards);
+    analytic_grad — float64 array, shape S; seed — picks the entries (without repetition).
+    Returns: the largest relative error over the checked entries. `verbose` prints each one.
+    """
+    __tracebackhide__ = True
+    x = writable_float64_array(x)
+    analytic = float64_array(analytic_grad, "analytic_grad")
+    if analytic.shape != x.shape:
+        raise ToolkitInputError(
+            f"analytic_grad must have the shape of x, {fmt_shape(x.shape)}, but it has shape "
+            f"{fmt_shape(analytic.shape)}."
+        )
+    h = positive_float(h, "h")
+    _checked_callable(f, "f")
+    if isinstance(num_checks, bool) or not isinstance(num_checks, int | np.integer):
+        raise ToolkitInputError(f"num_checks must be a positive int, got {describe(num_checks)}.")
+    if num_checks < 1:
+        raise ToolkitInputError(f"num_checks must be a positive int, got {num_checks}.")
+    if x.size == 0:
+        return 0.0
+    rng = np.random.default_rng(seed)
+    flat = rng.choice(x.size, size=min(int(num_checks), x.size), replace=False)
+    x0 = x.copy()
+    worst = 0.0
+    try:
+        _scalar_output(f(x), "at x")
+        _check_unchanged(x, x0, "f", "x")
+        for k in flat:
+            idx = tuple(int(i) for i in np.unravel_index(int(k), x.shape))
+            old = x0[idx]
+            x[idx] = old + h
+            fp = _scalar_output(f(x), f"with x{fmt_index(idx)} + h")
+            x[idx] = old - h
+            fm = _scalar_output(f(x), f"with x{fmt_index(idx)} - h")
+            x[idx] = old
+            numeric = float(fp - fm) / (2 * h)
+            err = rel_error(numeric, float(analytic[idx]))
+            if verbose:
+                print(
+                    f"x{fmt_index(idx)}: numerical {numeric:.6e} analytic "
+                    f"{float(analytic[idx]):.6e}, relative error {err:.2e}"
+                )
+            worst = err if np.isnan(err) else max(worst, err)
+        _check_unchanged(x, x0, "f", "x")
+    finally:
+        np.copyto(x, x0)
+    return worst
+
+
+# ----------------------------------------------------------------------------- internals
+
+
+def _checked_callable(f: Any, what: str) -> None:
+    __tracebackhide__ = True
+    if not callable(f):
+        raise ToolkitInputError(f"{what} must be a function, but got {describe(f)}.")
+
+
+def _centred_differences(
+    evaluate: Callable[[str], np.ndarray],
+    x: np.ndarray,
+    h: float,
+    combine: Callable[[np.ndarray, np.ndarray], float],
+    *,
+    f_name: str = "f",
+    x_name: str = "x",
+) -> np.ndarray:
+    """Loop over the entries of x; `evaluate(where)` calls f at the current x."""
+    __tracebackhide__ = True
+    x0 = x.copy()
+    grad = np.zeros(x.shape, dtype=np.float64)
+    try:
+        evaluate("at x")
+        _check_unchanged(x, x0, f_name, x_name)
+        for idx in np.ndindex(x.shape):
+            old = x0[idx]
+            x[idx] = old + h
+            fp = evaluate(f"with {x_name}{fmt_index(idx)} + h")
+            x[idx] = old - h
+            fm = evaluate(f"with {x_name}{fmt_index(idx)} - h")
+            x[idx] = old
+            grad[idx] = combine(fp, fm)
+        _check_unchanged(x, x0, f_name, x_name)
+    finally:
+        np.copyto(x, x0)
+    return grad
+
+
+def _check_unchanged(x: np.ndarray, x0: np.ndarray, f_name: str, x_name: str) -> None:
+    __tracebackhide__ = True
+    changed = x != x0
+    if changed.any():
+        first = tuple(int(i) for i in np.argwhere(changed)[0])
+        raise ToolkitInputError(
+            f"{f_name} changed its input {x_name} in place ({x_name}{fmt_index(first)} went from "
+            f"{x0[first]} to {x[first]}); a numerical gradient needs {f_name} to leave it "
+            "unchanged: build a new array (np.maximum(x, 0)) or work on x.copy()."
+        )
+
+
+def _scalar_output(value: Any, where: str) -> np.ndarray:
+    """f's return value as a 0-d float64 array, or a ToolkitInputError saying what went wrong."""
+    __tracebackhide__ = True
+    if value is None:
+        raise ToolkitInputError(
+            f"f must return a number, but it returned None ({where}) — did you forget `return`?"
+        )
+    if isinstance(value, tuple | list):
+        raise ToolkitInputError(
+            f"f must return a number, but it returned {describe(value)} ({where}); if it returns "
+            "(loss, grad) or (out, cache), pass `lambda x: f(x)[0]` instead."
+        )
+    arr = to_numpy(value)
+    if arr is None or arr.dtype.kind not in "iuf":
+        raise ToolkitInputError(f"f must return a number, but it returned {describe(value)}.")
+    if arr.shape != ():
+        raise ToolkitInputError(
+            f"f must return a single number, but it returned {describe(value)} ({where}); for "
+            "an array-valued f use eval_numerical_gradient_array(f, x, dout), for a loss sum or "
+            "average it."
+        )
+    if arr.dtype.kind == "f" and arr.dtype != np.float64:
+        raise ToolkitInputError(
+            f"f must return a float64 number, but it returned one of {dtype_problem(arr)}."
+        )
+    if not np.isfinite(arr):
+        raise ToolkitInputError(
+            f"f returned {arr} {where}: a numerical gradient needs finite values (overflow? "
+            "log of 0? division by 0?)."
+        )
+    return arr.astype(np.float64)
+
+
+def _array_output(value: Any, shape: tuple[int, ...], where: str, f_name: str) -> np.ndarray:
+    """f's return value as a float64 copy of `shape`, or a ToolkitInputError."""
+    __tracebackhide__ = True
+    if value is None:
+        raise ToolkitInputError(
+            f"{f_name} must return an array shaped like dout {fmt_shape(shape)}, but it returned "
+            f"None ({where}) — did you forget `return`?"
+        )
+    if isinstance(value, tuple):
+        raise ToolkitInputError(
+            f"{f_name} must return an array shaped like dout {fmt_shape(shape)}, but it returned "
+            f"{describe(value)} ({where}); if it returns (out, cache), pass "
+            "`lambda x: f(x)[0]` instead."
+        )
+    arr = to_numpy(value)
+    if arr is None or arr.dtype.kind not in "biuf":
+        raise ToolkitInputError(
+            f"{f_name} must return an array shaped like dout {fmt_shape(shape)}, but it returned "
+            f"{describe(value)} ({where})."
+        )
+    if arr.dtype.kind == "f" and arr.dtype != np.float64:
+        raise ToolkitInputError(
+            f"{f_name} must return float64 values, but its output has {dtype_problem(arr)}."
+        )
+    if arr.shape != tuple(shape):
+        raise ToolkitInputError(
+            f"dout must have the shape of {f_name}'s output, but {f_name} returned shape "
+            f"{fmt_shape(arr.shape)} ({where}) and dout has shape {fmt_shape(tuple(shape))}."
+        )
+    if not np.all(np.isfinite(arr)):
+        bad = int(np.sum(~np.isfinite(arr)))
+        raise ToolkitInputError(
+            f"{f_name} returned {bad} NaN/inf value{'s' if bad > 1 else ''} {where}: a numerical "
+            "gradient needs finite values (overflow? log of 0? division by 0?)."
+        )
+    return np.array(arr, dtype=np.float64, copy=True)
