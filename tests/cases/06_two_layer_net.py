@@ -1,0 +1,269 @@
+"""Alternative correct solutions and typical mistakes for course/06_two_layer_net.
+
+Autograded with the real nbgrader by tests/test_grading.py: every alternative must score full
+marks; every mistake must score 0 on exactly the cells in `must_fail` and full marks elsewhere.
+
+Graded cells: test_init (1), test_scores (2), test_loss (2), test_loss_reg (1), test_dW2 (2),
+test_db2 (1), test_dW1 (2), test_db1 (1), test_reg_grads (2), test_stable (1).
+Each mistake below is the reference class with one or two lines changed (`_variant`).
+"""
+
+# The reference class, as a student would write it (markers removed).
+_REFERENCE = '''\
+class TwoLayerNet:
+    def __init__(self, input_dim, hidden_dim, num_classes, weight_scale=1e-3, reg=0.0, seed=0):
+        self.reg = reg
+        rng = np.random.default_rng(seed)
+        self.params = {}
+        self.params["W1"] = weight_scale * rng.standard_normal((input_dim, hidden_dim))
+        self.params["b1"] = np.zeros(hidden_dim)
+        self.params["W2"] = weight_scale * rng.standard_normal((hidden_dim, num_classes))
+        self.params["b2"] = np.zeros(num_classes)
+
+    def loss(self, X, y=None):
+        W1, b1 = self.params["W1"], self.params["b1"]
+        W2, b2 = self.params["W2"], self.params["b2"]
+        N = X.shape[0]
+
+        z1 = X @ W1 + b1
+        h = np.maximum(z1, 0.0)
+        scores = h @ W2 + b2
+        if y is None:
+            return scores
+
+        grads = {}
+        shifted = scores - scores.max(axis=1, keepdims=True)
+        log_probs = shifted - np.log(np.exp(shifted).sum(axis=1, keepdims=True))
+        data_loss = -log_probs[np.arange(N), y].mean()
+        loss = data_loss + 0.5 * self.reg * (np.sum(W1 * W1) + np.sum(W2 * W2))
+
+        dscores = np.exp(log_probs)
+        dscores[np.arange(N), y] -= 1.0
+        dscores /= N
+        grads["W2"] = h.T @ dscores + self.reg * W2
+        grads["b2"] = dscores.sum(axis=0)
+        dh = dscores @ W2.T
+        dz1 = dh * (z1 > 0)
+        grads["W1"] = X.T @ dz1 + self.reg * W1
+        grads["b1"] = dz1.sum(axis=0)
+        return loss, grads
+'''
+
+
+def _variant(*edits: tuple[str, str]) -> str:
+    """The reference class with each `old` line (which must occur exactly once) replaced by `new`."""
+    source = _REFERENCE
+    for old, new in edits:
+        assert source.count(old) == 1, f"{old!r} occurs {source.count(old)} times in the reference"
+        source = source.replace(old, new)
+    return source
+
+
+ALTERNATIVES = {
+    # einsum everywhere, module-level helpers in the class cell, a cache dict kept on the
+    # instance, rng.normal for the weights, log-sum-exp via np.logaddexp.reduce, the ReLU mask
+    # taken from the output h, the loss returned as a Python float.
+    "two_layer_net": '''\
+def _affine(x, w, b):
+    return np.einsum("nd,dh->nh", x, w) + b
+
+
+def _softmax_cross_entropy(scores, y):
+    """(mean loss, dL/dscores) for integer labels y."""
+    n = scores.shape[0]
+    m = np.max(scores, axis=1, keepdims=True)
+    log_z = m[:, 0] + np.logaddexp.reduce(scores - m, axis=1)
+    log_p = scores - log_z[:, None]
+    loss = float(-np.mean(log_p[np.arange(n), y]))
+    dscores = np.exp(log_p)
+    dscores[np.arange(n), y] -= 1.0
+    return loss, dscores / n
+
+
+class TwoLayerNet:
+    """Affine - ReLU - affine - softmax."""
+
+    def __init__(self, input_dim, hidden_dim, num_classes, weight_scale=1e-3, reg=0.0, seed=0):
+        self.reg = reg
+        rng = np.random.default_rng(seed)
+        self.params = {}
+        shapes = {"W1": (input_dim, hidden_dim), "W2": (hidden_dim, num_classes)}
+        for name, shape in shapes.items():
+            self.params[name] = rng.normal(0.0, weight_scale, size=shape)
+        self.params["b1"] = np.zeros(hidden_dim)
+        self.params["b2"] = np.zeros(num_classes)
+
+    def _forward(self, X):
+        p = self.params
+        hidden = np.maximum(_affine(X, p["W1"], p["b1"]), 0)
+        self.cache = {"X": X, "hidden": hidden}
+        return _affine(hidden, p["W2"], p["b2"])
+
+    def loss(self, X, y=None):
+        scores = self._forward(X)
+        if y is None:
+            return scores
+        p, reg = self.params, self.reg
+        data_loss, dscores = _softmax_cross_entropy(scores, y)
+        penalty = 0.5 * reg * sum(np.vdot(p[k], p[k]) for k in ("W1", "W2"))
+        hidden, X = self.cache["hidden"], self.cache["X"]
+        dhidden = np.einsum("nc,hc->nh", dscores, p["W2"])
+        dhidden = np.where(hidden > 0, dhidden, 0.0)
+        grads = {
+            "W1": np.einsum("nd,nh->dh", X, dhidden) + reg * p["W1"],
+            "b1": np.einsum("nh->h", dhidden),
+            "W2": np.einsum("nh,nc->hc", hidden, dscores) + reg * p["W2"],
+            "b2": np.einsum("nc->c", dscores),
+        }
+        return data_loss + penalty, grads
+''',
+}
+
+MISTAKES = [
+    {
+        # Equivalent, not a mistake: h > 0 exactly where z1 > 0. Must keep full marks.
+        "name": "relu mask from the output h (equivalent)",
+        "cells": {"two_layer_net": _variant(("dz1 = dh * (z1 > 0)", "dz1 = dh * (h > 0)"))},
+        "must_fail": [],
+    },
+    {
+        # Weights drawn from numpy's global generator: not reproducible from the seed.
+        "name": "init ignores the seeded generator",
+        "cells": {"two_layer_net": _variant(
+            ("rng.standard_normal((input_dim, hidden_dim))", "np.random.randn(input_dim, hidden_dim)"),
+            ("rng.standard_normal((hidden_dim, num_classes))", "np.random.randn(hidden_dim, num_classes)"),
+        )},
+        "must_fail": ["test_init"],
+    },
+    {
+        # Mistaking loss(X) for a predict(): labels of shape (N,) instead of scores (N, C).
+        "name": "loss(X) returns labels instead of scores",
+        "cells": {"two_layer_net": _variant(("return scores\n", "return np.argmax(scores, axis=1)\n"))},
+        "must_fail": ["test_scores"],
+    },
+    {
+        # Weights copied to attributes in __init__ and read from there: new arrays put into
+        # net.params are never seen. Everything computed from the weights is wrong.
+        "name": "loss reads copies made in __init__, not self.params",
+        "cells": {"two_layer_net": _variant(
+            ('self.params["b2"] = np.zeros(num_classes)\n',
+             'self.params["b2"] = np.zeros(num_classes)\n'
+             '        self.W1, self.b1 = self.params["W1"], self.params["b1"]\n'
+             '        self.W2, self.b2 = self.params["W2"], self.params["b2"]\n'),
+            ('W1, b1 = self.params["W1"], self.params["b1"]\n', "W1, b1 = self.W1, self.b1\n"),
+            ('W2, b2 = self.params["W2"], self.params["b2"]\n', "W2, b2 = self.W2, self.b2\n"),
+        )},
+        # test_stable passes: shifting b2 in net.params changes nothing for this net, so its
+        # loss and gradients (of the initial weights) are, correctly, unchanged.
+        "must_fail": ["test_scores", "test_loss", "test_loss_reg", "test_dW2", "test_db2",
+                      "test_dW1", "test_db1", "test_reg_grads"],
+    },
+    {
+        # The data loss summed over the batch instead of averaged (the gradients are right).
+        "name": "data loss summed, not averaged",
+        "cells": {"two_layer_net": _variant(
+            ("data_loss = -log_probs[np.arange(N), y].mean()",
+             "data_loss = -log_probs[np.arange(N), y].sum()"),
+        )},
+        "must_fail": ["test_loss"],
+    },
+    {
+        # exp of raw scores: overflows (inf/inf = nan) or underflows (0/0 = nan) for large scores.
+        "name": "softmax not stabilised",
+        "cells": {"two_layer_net": _variant(
+            ("shifted = scores - scores.max(axis=1, keepdims=True)", "shifted = scores"),
+        )},
+        "must_fail": ["test_stable"],
+    },
+    {
+        # dscores already carries 1/N; .mean() divides by N once more.
+        "name": "db2 averaged twice",
+        "cells": {"two_layer_net": _variant(
+            ('grads["b2"] = dscores.sum(axis=0)', 'grads["b2"] = dscores.mean(axis=0)'),
+        )},
+        "must_fail": ["test_db2"],
+    },
+    {
+        # Summed over the hidden units instead of the batch: shape (N,) instead of (H,).
+        "name": "db1 summed over the wrong axis",
+        "cells": {"two_layer_net": _variant(
+            ('grads["b1"] = dz1.sum(axis=0)', 'grads["b1"] = dz1.sum(axis=1)'),
+        )},
+        "must_fail": ["test_db1"],
+    },
+    {
+        # dW2 divided by N although dscores already carries 1/N.
+        "name": "dW2 divided by N twice",
+        "cells": {"two_layer_net": _variant(
+            ('grads["W2"] = h.T @ dscores + self.reg * W2',
+             'grads["W2"] = h.T @ dscores / N + self.reg * W2'),
+        )},
+        "must_fail": ["test_dW2"],
+    },
+    {
+        # The 1/N applied twice at the source: every data gradient is 1/N of the right one,
+        # but the regularisation terms (checked as differences) are still right.
+        "name": "dscores divided by N twice",
+        "cells": {"two_layer_net": _variant(("dscores /= N\n", "dscores /= N\n        dscores /= N\n"))},
+        "must_fail": ["test_dW2", "test_db2", "test_dW1", "test_db1"],
+    },
+    {
+        # Operands of the product swapped: (C, H) instead of (H, C).
+        "name": "dW2 transposed",
+        "cells": {"two_layer_net": _variant(
+            ('grads["W2"] = h.T @ dscores + self.reg * W2', 'grads["W2"] = dscores.T @ h + self.reg * W2.T'),
+        )},
+        # The regularisation term reg * W2.T has the wrong shape too.
+        "must_fail": ["test_dW2", "test_reg_grads"],
+    },
+    {
+        # ReLU mask forgotten: the gradient flows through the units that were off.
+        "name": "relu mask missing",
+        "cells": {"two_layer_net": _variant(("dz1 = dh * (z1 > 0)", "dz1 = dh"))},
+        "must_fail": ["test_dW1", "test_db1"],
+    },
+    {
+        # ReLU slope taken from z1 itself instead of the indicator: dh * max(z1, 0).
+        "name": "relu backward multiplies by h instead of the mask",
+        "cells": {"two_layer_net": _variant(("dz1 = dh * (z1 > 0)", "dz1 = dh * h"))},
+        "must_fail": ["test_dW1", "test_db1"],
+    },
+    {
+        # d(0.5 * reg * ||W||^2)/dW taken as 2 * reg * W.
+        "name": "regularisation gradient with a factor 2",
+        "cells": {"two_layer_net": _variant(
+            ('grads["W2"] = h.T @ dscores + self.reg * W2',
+             'grads["W2"] = h.T @ dscores + 2 * self.reg * W2'),
+            ('grads["W1"] = X.T @ dz1 + self.reg * W1', 'grads["W1"] = X.T @ dz1 + 2 * self.reg * W1'),
+        )},
+        "must_fail": ["test_reg_grads"],
+    },
+    {
+        # Regularisation in the loss but not in the gradients.
+        "name": "regularisation gradient missing",
+        "cells": {"two_layer_net": _variant(
+            ('grads["W2"] = h.T @ dscores + self.reg * W2', 'grads["W2"] = h.T @ dscores'),
+            ('grads["W1"] = X.T @ dz1 + self.reg * W1', 'grads["W1"] = X.T @ dz1'),
+        )},
+        "must_fail": ["test_reg_grads"],
+    },
+    {
+        # Regularisation in the gradients but forgotten in the loss.
+        "name": "regularisation missing from the loss",
+        "cells": {"two_layer_net": _variant(
+            ("loss = data_loss + 0.5 * self.reg * (np.sum(W1 * W1) + np.sum(W2 * W2))", "loss = data_loss"),
+        )},
+        "must_fail": ["test_loss_reg"],
+    },
+    {
+        # The biases penalised too, in the loss and in their gradients.
+        "name": "regularisation applied to the biases",
+        "cells": {"two_layer_net": _variant(
+            ("loss = data_loss + 0.5 * self.reg * (np.sum(W1 * W1) + np.sum(W2 * W2))",
+             "loss = data_loss + 0.5 * self.reg * sum(np.sum(p * p) for p in self.params.values())"),
+            ('grads["b2"] = dscores.sum(axis=0)', 'grads["b2"] = dscores.sum(axis=0) + self.reg * b2'),
+            ('grads["b1"] = dz1.sum(axis=0)', 'grads["b1"] = dz1.sum(axis=0) + self.reg * b1'),
+        )},
+        "must_fail": ["test_loss_reg", "test_reg_grads"],
+    },
+]

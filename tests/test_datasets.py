@@ -1,0 +1,83 @@
+"""grader.datasets: the spiral generator used by the lessons that train a classifier."""
+
+import numpy as np
+import pytest
+
+from grader.datasets import SPIRAL_TURN, make_spiral
+from grader.errors import ToolkitInputError
+
+
+def test_shapes_dtypes_and_labels() -> None:
+    X, y = make_spiral(50, 4, seed=1, noise=0.1)
+    assert X.shape == (200, 2) and X.dtype == np.float64
+    assert y.shape == (200,) and y.dtype == np.int64
+    # rows grouped by class, class 0 first, balanced
+    assert np.array_equal(y, np.repeat(np.arange(4), 50))
+
+
+def test_defaults_are_three_classes_of_one_hundred() -> None:
+    X, y = make_spiral()
+    assert X.shape == (300, 2)
+    assert np.bincount(y).tolist() == [100, 100, 100]
+
+
+def test_same_seed_same_points_other_seed_other_points() -> None:
+    X1, y1 = make_spiral(30, 3, seed=7)
+    X2, y2 = make_spiral(30, 3, seed=7)
+    X3, _ = make_spiral(30, 3, seed=8)
+    assert np.array_equal(X1, X2) and np.array_equal(y1, y2)
+    assert not np.allclose(X1, X3)
+
+
+def test_noise_only_moves_the_angle() -> None:
+    """The radius of point i of every arm is i / (n - 1), whatever the noise."""
+    X, _ = make_spiral(40, 3, seed=0, noise=0.5)
+    radius = np.hypot(X[:, 0], X[:, 1])
+    np.testing.assert_allclose(radius, np.tile(np.linspace(0, 1, 40), 3), atol=1e-12)
+
+
+def test_without_noise_the_points_lie_on_the_arms() -> None:
+    n, k = 25, 3
+    X, _ = make_spiral(n, k, seed=0, noise=0.0)
+    r = np.linspace(0, 1, n)
+    for c in range(k):
+        angle = 2 * np.pi * c / k + SPIRAL_TURN * r
+        expected = np.column_stack([r * np.sin(angle), r * np.cos(angle)])
+        np.testing.assert_allclose(X[c * n:(c + 1) * n], expected, atol=1e-15)
+
+
+def test_points_stay_in_the_unit_disc() -> None:
+    X, _ = make_spiral(100, 5, seed=3, noise=1.0)
+    assert np.all(np.hypot(X[:, 0], X[:, 1]) <= 1 + 1e-12)
+
+
+def test_one_point_per_class() -> None:
+    X, y = make_spiral(1, 2, seed=0)
+    assert X.shape == (2, 2) and np.all(X == 0) and y.tolist() == [0, 1]
+
+
+@pytest.mark.parametrize(
+    "kwargs",
+    [
+        {"n_per_class": 0},
+        {"n_per_class": 2.5},
+        {"n_classes": 0},
+        {"n_classes": True},
+        {"seed": -1},
+        {"seed": 1.5},
+        {"noise": -0.1},
+        {"noise": float("nan")},
+    ],
+)
+def test_bad_arguments_are_refused(kwargs) -> None:
+    with pytest.raises(ToolkitInputError):
+        make_spiral(**kwargs)
+
+
+def test_a_hidden_layer_is_needed() -> None:
+    """The spiral is not linearly separable: least squares on one-hot targets stays far from 100 %."""
+    X, y = make_spiral(100, 3, seed=0)
+    A = np.column_stack([X, np.ones(len(X))])
+    W, *_ = np.linalg.lstsq(A, np.eye(3)[y], rcond=None)
+    accuracy = np.mean(np.argmax(A @ W, axis=1) == y)
+    assert accuracy < 0.7
