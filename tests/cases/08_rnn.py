@@ -1,0 +1,319 @@
+"""Alternative correct solutions and typical mistakes for course/08_rnn.
+
+Autograded with the real nbgrader by tests/test_grading.py: every alternative must score full
+marks; every mistake must score 0 on exactly the cells in `must_fail` and full marks elsewhere.
+
+Graded cells (21 points):
+  test_rnn_step_forward (2),
+  test_rnn_step_backward_dx / _dprev_h / _dWx / _dWh / _db (1 each),
+  test_rnn_forward (2),
+  test_rnn_backward_dx (2), _dh0 (1), _dWx (1), _dWh (2), _db (1),
+  test_clip_scaling, test_clip_unchanged_below, test_clip_total_norm,
+  test_clip_inputs_unchanged, test_clip_keys (1 each).
+
+The backward checks compare each gradient with the numerical gradient of the student's own
+forward function (the cache always comes from it), so a forward mistake does not cost the
+backward cells, except dh0 when the forward ignores h0 (its true gradient is then zero).
+Each mistake below is a reference cell with one or two lines changed (`_variant`).
+"""
+
+# The reference cells, as a student would write them (markers removed).
+_REFERENCE = {
+    "rnn_step_forward": '''\
+def rnn_step_forward(x, prev_h, Wx, Wh, b):
+    next_h = np.tanh(x @ Wx + prev_h @ Wh + b)
+    cache = (x, prev_h, Wx, Wh, next_h)
+    return next_h, cache
+''',
+    "rnn_step_backward": '''\
+def rnn_step_backward(dnext_h, cache):
+    x, prev_h, Wx, Wh, next_h = cache
+    da = dnext_h * (1.0 - next_h ** 2)
+    dx = da @ Wx.T
+    dprev_h = da @ Wh.T
+    dWx = x.T @ da
+    dWh = prev_h.T @ da
+    db = da.sum(axis=0)
+    return dx, dprev_h, dWx, dWh, db
+''',
+    "rnn_forward": '''\
+def rnn_forward(x, h0, Wx, Wh, b):
+    N, T, _ = x.shape
+    h = np.zeros((N, T, h0.shape[1]))
+    cache = []
+    prev_h = h0
+    for t in range(T):
+        prev_h, step_cache = rnn_step_forward(x[:, t, :], prev_h, Wx, Wh, b)
+        h[:, t, :] = prev_h
+        cache.append(step_cache)
+    return h, cache
+''',
+    "rnn_backward": '''\
+def rnn_backward(dh, cache):
+    N, T, H = dh.shape
+    dx_steps = [None] * T
+    dWx = dWh = db = 0.0
+    dprev_h = np.zeros((N, H))
+    for t in reversed(range(T)):
+        dh_t = dh[:, t, :] + dprev_h
+        dx_steps[t], dprev_h, dWx_t, dWh_t, db_t = rnn_step_backward(dh_t, cache[t])
+        dWx = dWx + dWx_t
+        dWh = dWh + dWh_t
+        db = db + db_t
+    dx = np.stack(dx_steps, axis=1)
+    dh0 = dprev_h
+    return dx, dh0, dWx, dWh, db
+''',
+    "clip_gradients": '''\
+def clip_gradients(grads, max_norm):
+    total_norm = float(np.sqrt(sum(np.sum(g * g) for g in grads.values())))
+    scale = max_norm / total_norm if total_norm > max_norm else 1.0
+    clipped = {name: g * scale for name, g in grads.items()}
+    return clipped, total_norm
+''',
+}
+
+
+def _variant(cell: str, *edits: tuple[str, str]) -> dict[str, str]:
+    """{cell: the reference cell with each `old` text (which must occur exactly once) replaced}."""
+    source = _REFERENCE[cell]
+    for old, new in edits:
+        assert source.count(old) == 1, f"{old!r} occurs {source.count(old)} times in {cell}"
+        source = source.replace(old, new)
+    return {cell: source}
+
+
+_STEP_BACKWARD = [f"test_rnn_step_backward_{g}" for g in ("dx", "dprev_h", "dWx", "dWh", "db")]
+_RNN_BACKWARD = [f"test_rnn_backward_{g}" for g in ("dx", "dh0", "dWx", "dWh", "db")]
+
+# rnn_step_forward keeping the pre-activation a in its cache instead of next_h.
+_STEP_CACHES_PRE_ACTIVATION = _variant(
+    "rnn_step_forward",
+    ("next_h = np.tanh(x @ Wx + prev_h @ Wh + b)",
+     "a = x @ Wx + prev_h @ Wh + b\n    next_h = np.tanh(a)"),
+    ("cache = (x, prev_h, Wx, Wh, next_h)", "cache = (x, prev_h, Wx, Wh, a)"),
+)
+
+ALTERNATIVES = {
+    # np.dot, the bias added in place to a fresh array.
+    "rnn_step_forward": '''\
+def rnn_step_forward(x, prev_h, Wx, Wh, b):
+    a = np.dot(x, Wx) + np.dot(prev_h, Wh)
+    a += b
+    next_h = np.tanh(a)
+    return next_h, (x, prev_h, Wx, Wh, next_h)
+''',
+    # einsum everywhere, the slope written as (1 - h)(1 + h).
+    "rnn_step_backward": '''\
+def rnn_step_backward(dnext_h, cache):
+    x, prev_h, Wx, Wh, next_h = cache
+    da = dnext_h * (1 - next_h) * (1 + next_h)
+    return (
+        np.einsum("nh,dh->nd", da, Wx),
+        np.einsum("nh,kh->nk", da, Wh),
+        np.einsum("nd,nh->dh", x, da),
+        np.einsum("nk,nh->kh", prev_h, da),
+        np.einsum("nh->h", da),
+    )
+''',
+    # Loop over the time axis moved to the front; states stacked at the end; a tuple cache.
+    "rnn_forward": '''\
+def rnn_forward(x, h0, Wx, Wh, b):
+    states, caches = [], []
+    h_t = h0
+    for x_t in np.moveaxis(x, 1, 0):
+        h_t, c = rnn_step_forward(x_t, h_t, Wx, Wh, b)
+        states.append(h_t)
+        caches.append(c)
+    return np.stack(states, axis=1), tuple(caches)
+''',
+    # Inline, without rnn_step_backward: all da_t first (carrying the gradient backwards), then
+    # the shared weights' gradients summed over time and batch in one einsum each.
+    "rnn_backward": '''\
+def rnn_backward(dh, cache):
+    N, T, H = dh.shape
+    xs = np.stack([c[0] for c in cache], axis=1)
+    prevs = np.stack([c[1] for c in cache], axis=1)
+    hs = np.stack([c[4] for c in cache], axis=1)
+    Wx, Wh = cache[0][2], cache[0][3]
+    da = np.empty_like(dh)
+    carry = np.zeros((N, H))
+    for t in range(T - 1, -1, -1):
+        da[:, t] = (dh[:, t] + carry) * (1 - hs[:, t] ** 2)
+        carry = da[:, t] @ Wh.T
+    dx = da @ Wx.T
+    dWx = np.einsum("ntd,nth->dh", xs, da)
+    dWh = np.einsum("ntk,nth->kh", prevs, da)
+    db = da.sum(axis=(0, 1))
+    return dx, carry, dWx, dWh, db
+''',
+    # The norm via np.vdot, a PyTorch-style epsilon, min(1, ...), a loop building the dict.
+    "clip_gradients": '''\
+def clip_gradients(grads, max_norm):
+    total_norm = np.sqrt(sum(np.vdot(g, g) for g in grads.values()))
+    factor = min(1.0, max_norm / (total_norm + 1e-12))
+    clipped = {}
+    for name in grads:
+        clipped[name] = grads[name] * factor
+    return clipped, total_norm
+''',
+}
+
+MISTAKES = [
+    {
+        # Equivalent, not a mistake: the step caches the pre-activation and recomputes tanh's
+        # slope from it correctly, 1 - tanh(a)**2. rnn_backward (calling it) keeps working.
+        "name": "step caches the pre-activation, slope 1 - tanh(a)**2 (equivalent)",
+        "cells": {
+            **_STEP_CACHES_PRE_ACTIVATION,
+            **_variant(
+                "rnn_step_backward",
+                ("x, prev_h, Wx, Wh, next_h = cache", "x, prev_h, Wx, Wh, a = cache"),
+                ("da = dnext_h * (1.0 - next_h ** 2)", "da = dnext_h * (1.0 - np.tanh(a) ** 2)"),
+            ),
+        },
+        "must_fail": [],
+    },
+    {
+        # Equivalent, not a mistake: forward and backward written over whole arrays, with a
+        # cache of their own (a dict), neither calling the step functions.
+        "name": "sequence functions with their own dict cache (equivalent)",
+        "cells": {
+            "rnn_forward": '''\
+def rnn_forward(x, h0, Wx, Wh, b):
+    N, T, _ = x.shape
+    h = np.empty((N, T, Wh.shape[0]))
+    prev = h0
+    for t in range(T):
+        prev = np.tanh(x[:, t] @ Wx + prev @ Wh + b)
+        h[:, t] = prev
+    return h, {"x": x, "h0": h0, "h": h, "Wx": Wx, "Wh": Wh}
+''',
+            "rnn_backward": '''\
+def rnn_backward(dh, cache):
+    x, h, Wx, Wh = cache["x"], cache["h"], cache["Wx"], cache["Wh"]
+    prev = np.concatenate([cache["h0"][:, None, :], h[:, :-1]], axis=1)
+    dx, dWx, dWh = np.zeros_like(x), np.zeros_like(Wx), np.zeros_like(Wh)
+    db = np.zeros(Wh.shape[0])
+    carry = np.zeros_like(cache["h0"])
+    for t in reversed(range(x.shape[1])):
+        da = (dh[:, t] + carry) * (1 - h[:, t] ** 2)
+        dx[:, t] = da @ Wx.T
+        dWx += x[:, t].T @ da
+        dWh += prev[:, t].T @ da
+        db += da.sum(axis=0)
+        carry = da @ Wh.T
+    return dx, carry, dWx, dWh, db
+''',
+        },
+        "must_fail": [],
+    },
+    {
+        # The classic BPTT bug: each step gets only its own dh[:, t], nothing from step t+1.
+        "name": "rnn_backward ignores the gradient carried from step t+1",
+        "cells": _variant("rnn_backward", ("dh_t = dh[:, t, :] + dprev_h", "dh_t = dh[:, t, :]")),
+        "must_fail": _RNN_BACKWARD,
+    },
+    {
+        # `=` instead of summing: the shared weights keep the share of the last step visited (t = 0).
+        "name": "shared weight gradients overwritten instead of summed over time",
+        "cells": _variant(
+            "rnn_backward",
+            ("dWx = dWx + dWx_t", "dWx = dWx_t"),
+            ("dWh = dWh + dWh_t", "dWh = dWh_t"),
+            ("db = db + db_t", "db = db_t"),
+        ),
+        "must_fail": ["test_rnn_backward_dWx", "test_rnn_backward_dWh", "test_rnn_backward_db"],
+    },
+    {
+        # tanh's slope from the pre-activation a (1 - a**2) instead of the cached output.
+        # rnn_backward calls rnn_step_backward, so every gradient of both is wrong.
+        "name": "tanh slope taken from the pre-activation",
+        "cells": {
+            **_STEP_CACHES_PRE_ACTIVATION,
+            **_variant(
+                "rnn_step_backward",
+                ("x, prev_h, Wx, Wh, next_h = cache", "x, prev_h, Wx, Wh, a = cache"),
+                ("da = dnext_h * (1.0 - next_h ** 2)", "da = dnext_h * (1.0 - a ** 2)"),
+            ),
+        },
+        "must_fail": _STEP_BACKWARD + _RNN_BACKWARD,
+    },
+    {
+        # dh0 never computed: zeros returned.
+        "name": "dh0 returned as zeros",
+        "cells": _variant("rnn_backward", ("dh0 = dprev_h", "dh0 = np.zeros_like(dprev_h)")),
+        "must_fail": ["test_rnn_backward_dh0"],
+    },
+    {
+        # The recurrence starts from zeros instead of h0. The backward cells check the backward
+        # pass against this forward: they all pass except dh0 (h0 no longer matters at all).
+        "name": "rnn_forward starts from zeros instead of h0",
+        "cells": _variant("rnn_forward", ("prev_h = h0", "prev_h = np.zeros_like(h0)")),
+        "must_fail": ["test_rnn_forward", "test_rnn_backward_dh0"],
+    },
+    {
+        # Operands of dWh swapped: square, so the shape is right and only the values are wrong.
+        "name": "dWh transposed in rnn_step_backward",
+        "cells": _variant("rnn_step_backward", ("dWh = prev_h.T @ da", "dWh = da.T @ prev_h")),
+        "must_fail": ["test_rnn_step_backward_dWh", "test_rnn_backward_dWh"],
+    },
+    {
+        # np.clip on every value: changes the direction; harmless when the norm is small.
+        "name": "clip every value instead of the global norm",
+        "cells": _variant(
+            "clip_gradients",
+            ("clipped = {name: g * scale for name, g in grads.items()}",
+             "clipped = {name: np.clip(g, -max_norm, max_norm) for name, g in grads.items()}"),
+        ),
+        "must_fail": ["test_clip_scaling"],
+    },
+    {
+        # Every array clipped by its own norm: right only for a single array.
+        "name": "clip every array by its own norm",
+        "cells": _variant(
+            "clip_gradients",
+            ("clipped = {name: g * scale for name, g in grads.items()}",
+             "clipped = {name: g * min(1.0, max_norm / np.linalg.norm(g)) for name, g in grads.items()}"),
+        ),
+        "must_fail": ["test_clip_scaling"],
+    },
+    {
+        # The input arrays scaled in place (g *= scale); the values returned are right.
+        "name": "clip modifies the input arrays in place",
+        "cells": _variant(
+            "clip_gradients",
+            ("clipped = {name: g * scale for name, g in grads.items()}",
+             "for g in grads.values():\n        g *= scale\n    clipped = dict(grads)"),
+        ),
+        "must_fail": ["test_clip_inputs_unchanged"],
+    },
+    {
+        # Below max_norm the input dict itself comes back (the hidden test covers that case).
+        "name": "clip returns the input dict when nothing is clipped",
+        "cells": _variant(
+            "clip_gradients",
+            ("clipped = {name: g * scale for name, g in grads.items()}",
+             "clipped = grads if scale == 1.0 else {name: g * scale for name, g in grads.items()}"),
+        ),
+        "must_fail": ["test_clip_inputs_unchanged"],
+    },
+    {
+        # Always rescaled to max_norm, also when the norm was already below (and 0/0 for zeros).
+        "name": "clip always rescales to max_norm",
+        "cells": _variant(
+            "clip_gradients",
+            ("scale = max_norm / total_norm if total_norm > max_norm else 1.0",
+             "scale = max_norm / total_norm"),
+        ),
+        "must_fail": ["test_clip_unchanged_below"],
+    },
+    {
+        # The norm after clipping returned instead of the norm before.
+        "name": "clip returns the norm after clipping",
+        "cells": _variant(
+            "clip_gradients", ("return clipped, total_norm", "return clipped, min(total_norm, max_norm)")
+        ),
+        "must_fail": ["test_clip_total_norm"],
+    },
+]
