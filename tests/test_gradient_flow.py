@@ -1,0 +1,347 @@
+"""grader.gradient_flow: lesson 07's interactive views and its initialiser check.
+
+The views call functions the student writes; the correct versions below exist only here, in
+the tests (grader/ must not contain reference solutions).
+"""
+
+import base64
+import textwrap
+
+import matplotlib
+import nbformat
+import numpy as np
+import pytest
+from nbclient import NotebookClient
+
+matplotlib.use("Agg")
+
+from grader.errors import CheckFailed  # noqa: E402
+from grader.gradient_flow import (  # noqa: E402
+    DeadReluTrainer,
+    GradientFlowExplorer,
+    LiveFigure,
+    NotReady,
+    SaturationExplorer,
+    call_student,
+    check_init_variance,
+)
+
+PNG = b"\x89PNG\r\n\x1a\n"
+
+
+def sigmoid(z):
+    return 0.5 * (1.0 + np.tanh(0.5 * z))
+
+
+ACTIVATIONS = {
+    "sigmoid": (sigmoid, lambda z: sigmoid(z) * (1 - sigmoid(z))),
+    "tanh": (np.tanh, lambda z: 1 - np.tanh(z) ** 2),
+    "relu": (lambda z: np.maximum(z, 0.0), lambda z: (z > 0).astype(np.float64)),
+    "leaky_relu": (lambda z: np.where(z > 0, z, 0.01 * z), lambda z: np.where(z > 0, 1.0, 0.01)),
+}
+
+
+def xavier_init(fan_in, fan_out, rng):
+    return rng.normal(0.0, np.sqrt(2.0 / (fan_in + fan_out)), size=(fan_in, fan_out))
+
+
+def he_init(fan_in, fan_out, rng):
+    return rng.normal(0.0, np.sqrt(2.0 / fan_in), size=(fan_in, fan_out))
+
+
+def dead_fraction(pre):
+    return float(np.mean(np.all(pre <= 0, axis=0)))
+
+
+def layer_gradient_norms(weights, x, dout, activation="tanh", residual=False):
+    act, slope = ACTIVATIONS[activation]
+    hs, zs = [x], []
+    for w in weights:
+        zs.append(hs[-1] @ w)
+        hs.append(act(zs[-1]) + hs[-1] if residual else act(zs[-1]))
+    norms, dh = np.zeros(len(weights)), dout
+    for i in reversed(range(len(weights))):
+        dz = dh * slope(zs[i])
+        norms[i] = np.linalg.norm(hs[i].T @ dz)
+        dh = dz @ weights[i].T + (dh if residual else 0.0)
+    return norms
+
+
+def unfinished(*args):
+    raise NotImplementedError()
+
+
+def explorer(**overrides):
+    funcs = {"xavier_init": xavier_init, "he_init": he_init, "dead_fraction": dead_fraction,
+             "layer_gradient_norms": layer_gradient_norms}
+    funcs.update({k: v for k, v in overrides.items() if k in funcs})
+    options = {k: v for k, v in overrides.items() if k not in funcs}
+    return GradientFlowExplorer(ACTIVATIONS, **funcs, **options)
+
+
+class FakeHandle:
+    def __init__(self):
+        self.images = []
+
+    def update(self, obj):
+        self.images.append(obj.data)
+
+
+# ----------------------------------------------------------------------------- call_student
+
+
+def test_call_student_turns_failures_into_not_ready():
+    assert call_student(lambda a, b: a + b, "add", 1, 2) == 3
+    with pytest.raises(NotReady, match="xavier_init is not written yet"):
+        call_student(unfinished, "xavier_init")
+    with pytest.raises(NotReady, match="he_init raised ZeroDivisionError: division by zero"):
+        call_student(lambda: 1 / 0, "he_init")
+
+
+def test_call_student_silences_numpy_warnings(recwarn):
+    assert np.isinf(call_student(lambda: np.exp(np.float64(1000.0)), "overflow"))
+    assert not recwarn.list
+
+
+# ----------------------------------------------------------------------------- the explorer
+
+
+def test_explorer_default_shows_vanishing_sigmoid_gradients():
+    ex = explorer()
+    png, text = ex.render()
+    assert png.startswith(PNG)
+    state = ex.compute(**ex.values())
+    assert state["norms"].shape == (20,)
+    assert state["norms"][0] / state["norms"][-1] < 1e-9  # 20 sigmoid layers, Xavier
+    assert "‖dW<sub>1</sub>‖ / ‖dW<sub>20</sub>‖" in text and "saturated" in text
+    np.testing.assert_allclose(state["norms"], layer_gradient_norms(
+        ex.weights(20, 64, "xavier", 1.0), *_batch(ex, 64), "sigmoid", False))
+
+
+def _batch(ex, width):
+    data = np.random.default_rng([ex.seed, 0])
+    return data.standard_normal((ex.batch, width)), data.standard_normal((ex.batch, width))
+
+
+def test_explorer_relu_reports_dead_units_from_the_students_function():
+    seen = []
+
+    def spy(pre):
+        seen.append(pre.shape)
+        return dead_fraction(pre)
+
+    ex = explorer(dead_fraction=spy)
+    _, text = ex.render({"activation": "relu", "init": "he", "depth": 12, "width": 32})
+    assert seen == [(64, 32)] * 12
+    assert "dead units" in text and "saturated" not in text
+
+
+def test_explorer_normal_init_uses_the_scale_and_never_calls_the_initialisers():
+    ex = explorer(xavier_init=unfinished, he_init=unfinished)
+    state = ex.compute(depth=3, width=16, activation="tanh", init="normal", scale=0.5, residual=False)
+    assert state["norms"] is not None
+    weights = ex.weights(3, 16, "normal", 0.5)
+    assert abs(np.std(np.concatenate([w.ravel() for w in weights])) - 0.5) < 0.05
+
+
+def test_explorer_says_which_function_is_missing_and_keeps_what_it_can():
+    ex = explorer(layer_gradient_norms=unfinished, dead_fraction=unfinished)
+    png, text = ex.render({"activation": "relu", "init": "he"})
+    assert png.startswith(PNG)
+    assert text.count("✗") == 2
+    assert "layer_gradient_norms is not written yet" in text and "dead_fraction is not written yet" in text
+    assert "activation std" in text  # the forward statistics need no student function
+
+    ex = explorer(xavier_init=unfinished)
+    png, text = ex.render()  # the default init is Xavier: nothing can be drawn
+    assert png.startswith(PNG) and text.startswith("<b>✗</b> xavier_init is not written yet")
+    assert ex.render({"init": "he"})[1].startswith("‖dW")  # back to normal afterwards
+
+
+def test_explorer_reports_bad_return_values():
+    ex = explorer(layer_gradient_norms=lambda *a: [1.0, 2.0], he_init=lambda i, o, r: np.zeros((o, i + 1)))
+    _, text = ex.render({"depth": 5})
+    assert "expected one norm per layer, shape (5,)" in text
+    _, text = ex.render({"init": "he"})
+    assert "he_init(64, 64, rng) returned an array of shape (64, 65)" in text
+
+
+def test_explorer_survives_overflow():
+    ex = explorer()
+    png, text = ex.render({"depth": 50, "activation": "relu", "init": "normal", "scale": 2.0})
+    assert png.startswith(PNG) and "dead units" in text
+
+
+def test_explorer_scale_slider_is_enabled_only_for_the_normal_init():
+    ex = explorer()
+    assert ex.controls["scale"].disabled
+    ex.controls["init"].value = "normal"
+    assert not ex.controls["scale"].disabled
+
+
+def test_moving_a_control_redraws_the_displayed_picture():
+    ex = explorer()
+    ex._handle = FakeHandle()
+    assert all(c.continuous_update is False for c in ex.controls.values() if hasattr(c, "continuous_update"))
+    before = ex.numbers.value
+    ex.controls["depth"].value = 21
+    assert ex.updates == 1 and len(ex._handle.images) == 1
+    assert ex._handle.images[0].startswith(PNG)
+    assert ex.numbers.value != before and "updated in" in ex.numbers.value
+    assert "‖dW<sub>21</sub>‖" in ex.numbers.value
+
+
+def test_time_updates_leaves_the_display_alone():
+    ex = explorer()
+    ex._handle = FakeHandle()
+    times = ex.time_updates([{"depth": 5}, {"depth": 10, "residual": True}])
+    assert set(times) == {"cpu_ms", "wall_ms"} and len(times["cpu_ms"]) == 2
+    assert all(t > 0 for t in times["wall_ms"])
+    assert ex._handle.images == [] and ex.controls["depth"].value == 20
+
+
+def test_every_view_is_fast_enough_on_one_cpu():
+    """The lesson promises well under 200 ms per update; allow for a busy test machine."""
+    settings = [{"depth": 50, "activation": a, "init": "he"} for a in ("sigmoid", "relu")]
+    assert np.median(explorer().time_updates(settings)["cpu_ms"]) < 400
+
+
+# ----------------------------------------------------------------------------- saturation
+
+
+def test_saturation_products_stay_under_the_ceiling():
+    view = SaturationExplorer(*ACTIVATIONS["sigmoid"])
+    assert view.controls["scale"].continuous_update is True  # cheap: it may follow the drag
+    for scale in (0.1, 1.0, 10.0):
+        state = view.compute(scale=scale, depth=12)
+        assert state["products"].shape == (12, 2000)
+        assert np.all(state["products"] <= 0.25 ** np.arange(1, 13)[:, None] * (1 + 1e-12))
+    narrow = np.median(view.compute(scale=0.1, depth=5)["products"][-1])
+    wide = np.median(view.compute(scale=10.0, depth=5)["products"][-1])
+    assert wide < narrow * 1e-3  # saturation: a wide spread of z kills the product
+    png, text = view.render({"scale": 5.0, "depth": 30})
+    assert png.startswith(PNG) and "bound 4<sup>-30</sup>" in text
+
+
+# ----------------------------------------------------------------------------- dead ReLUs
+
+
+def test_trainer_runs_are_deterministic_and_prefixes_of_longer_runs():
+    trainer = DeadReluTrainer(he_init=he_init, dead_fraction=dead_fraction)
+    short = trainer.train(5.0, 40)
+    long = trainer.train(5.0, 80)
+    again = DeadReluTrainer(he_init=he_init, dead_fraction=dead_fraction).train(5.0, 80)
+    np.testing.assert_array_equal(long["losses"][:41], short["losses"])
+    np.testing.assert_array_equal(long["losses"], again["losses"])
+    np.testing.assert_array_equal(long["dead"], again["dead"])
+    assert long["losses"].shape == long["dead"].shape == (81,)
+
+
+def test_a_large_learning_rate_kills_units_a_small_one_does_not():
+    trainer = DeadReluTrainer(he_init=he_init, dead_fraction=dead_fraction)
+    assert trainer.train(0.5, 100)["dead"][-1] == 0.0
+    assert trainer.train(8.0, 100)["dead"][-1] > 0.5
+    assert trainer.train(2.0, 100)["accuracy"] > 0.9
+
+
+def test_trainer_counts_dead_units_with_the_students_function():
+    calls = []
+
+    def spy(pre):
+        calls.append(pre.shape)
+        return dead_fraction(pre)
+
+    trainer = DeadReluTrainer(he_init=he_init, dead_fraction=spy, hidden=20)
+    trainer.train(1.0, 10)
+    assert calls == [(300, 20)] * 11
+
+
+def test_trainer_explains_what_is_missing():
+    png, text = DeadReluTrainer(he_init=unfinished, dead_fraction=dead_fraction).render()
+    assert png.startswith(PNG) and "he_init is not written yet" in text
+    _, text = DeadReluTrainer(he_init=he_init, dead_fraction=lambda p: 3).render()
+    assert "dead_fraction returned the int 3; expected one number in [0, 1]" in text
+    _, text = DeadReluTrainer(he_init=he_init, dead_fraction=dead_fraction, lr=5.0, steps=50).render()
+    assert text.startswith("learning rate 5, 50 steps:") and "at 0.5: 0% dead" in text
+
+
+# ----------------------------------------------------------------------------- in a kernel
+
+
+def test_in_a_kernel_the_picture_is_a_plain_output_and_a_control_updates_it():
+    """As a notebook runs it: controls (with a kernel-less text form), then the PNG by itself."""
+    setup = textwrap.dedent(
+        """
+        import numpy as np
+        from grader.gradient_flow import SaturationExplorer
+
+        def sigmoid(z):
+            return 0.5 * (1.0 + np.tanh(0.5 * z))
+
+        view = SaturationExplorer(sigmoid, lambda z: sigmoid(z) * (1 - sigmoid(z)))
+        view
+        """
+    )
+    move = "view.controls['depth'].value = 20\nprint(view.updates, 'updated in' in view.numbers.value)"
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_code_cell(setup), nbformat.v4.new_code_cell(move)]
+    NotebookClient(nb, kernel_name="python3", timeout=60).execute()
+
+    outputs = nb.cells[0].outputs
+    assert [o.output_type for o in outputs] == ["display_data", "display_data"]
+    widget, picture = outputs
+    assert "application/vnd.jupyter.widget-view+json" in widget.data
+    assert widget.data["text/plain"] == LiveFigure.plain_text
+    assert nb.cells[1].outputs[0].text == "1 True\n"
+    # The second cell moved a slider: its update replaced the first cell's picture in place.
+    view = SaturationExplorer(*ACTIVATIONS["sigmoid"])
+    assert base64.b64decode(picture.data["image/png"]) == view.render({"depth": 20})[0]
+    assert base64.b64decode(picture.data["image/png"]) != view.render({"depth": 10})[0]
+
+
+# ----------------------------------------------------------------------------- the check
+
+
+def test_check_init_variance_accepts_any_distribution_with_the_right_variance(capsys):
+    rng = np.random.default_rng(0)
+    limit = np.sqrt(6 / 500)
+    off = check_init_variance("uniform(400, 100)", rng.uniform(-limit, limit, (400, 100)), 400, 100,
+                              2 / 500, "2/(fan_in + fan_out)")
+    assert off < 0.05
+    assert capsys.readouterr().out.startswith("✓ uniform(400, 100): variance")
+
+
+@pytest.mark.parametrize(
+    "std, formula, expected, hint",
+    [
+        (np.sqrt(1 / 400), "2/(fan_in + fan_out)", 2 / 500, "matches 1/fan_in"),
+        (np.sqrt(2 / 100), "2/fan_in", 2 / 400, "matches 2/fan_out"),
+        (2 / 400, "2/fan_in", 2 / 400, "the variance was used as the standard deviation"),
+        (np.sqrt(6 / 500), "2/(fan_in + fan_out)", 2 / 500, "U(−a, a) has variance a²/3"),
+        (1.0, "2/fan_in", 2 / 400, "unscaled standard normal"),
+        (0.3, "2/fan_in", 2 / 400, "times the expected one"),
+    ],
+)
+def test_check_init_variance_names_the_formula_a_wrong_sample_matches(std, formula, expected, hint, capsys):
+    weights = np.random.default_rng(1).normal(0.0, std, size=(400, 100))
+    with pytest.raises(CheckFailed, match="needs < 5%"):
+        check_init_variance("init(400, 100)", weights, 400, 100, expected, formula)
+    out = capsys.readouterr().out
+    assert out.startswith("✗ init(400, 100): variance") and hint in out and "[init-variance]" in out
+
+
+@pytest.mark.parametrize(
+    "weights, message",
+    [
+        (None, "got None"),
+        (np.zeros((100, 400)), "it is transposed"),
+        (np.zeros((40, 10)), "make it size=(fan_in, fan_out) = (400, 100)"),
+        (np.random.default_rng(2).normal(0, 0.05, (400, 100)).astype(np.float32), "dtype float32"),
+        (np.full((400, 100), np.nan), "NaN or inf"),
+        (np.random.default_rng(3).normal(0.5, 0.063, (400, 100)), "mean 0.5"),
+    ],
+)
+def test_check_init_variance_rejects_unusable_arrays(weights, message, capsys):
+    with pytest.raises(CheckFailed):
+        check_init_variance("init(400, 100)", weights, 400, 100, 2 / 500, "2/(fan_in + fan_out)")
+    assert message in capsys.readouterr().out
