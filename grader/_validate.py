@@ -25,12 +25,14 @@ __all__ = [
     "describe",
     "dtype_problem",
     "float64_array",
+    "fmt_entry",
     "fmt_index",
     "fmt_num",
     "fmt_shape",
     "is_tensor",
     "max_abs",
     "optional_batch_size",
+    "optional_kind",
     "optional_mask",
     "positive_float",
     "require_finite",
@@ -87,6 +89,11 @@ def fmt_shape(shape: tuple[int, ...]) -> str:
 def fmt_index(index: tuple[int, ...]) -> str:
     """`[1, 2]` for an index into an array (`[]` for a 0-d array)."""
     return "[" + ", ".join(str(int(i)) for i in index) + "]"
+
+
+def fmt_entry(name: str, index: tuple[int, ...]) -> str:
+    """`x[1, 2]` for an entry of the array `name`; just `x` when it is 0-d (index `()`)."""
+    return name if len(index) == 0 else f"{name}{fmt_index(index)}"
 
 
 def fmt_num(value: float) -> str:
@@ -235,6 +242,21 @@ def optional_batch_size(value: Any) -> int | None:
     if isinstance(value, bool | np.bool_) or not isinstance(value, int | np.integer) or value < 1:
         raise ToolkitInputError(f"batch_size must be None or a positive int, but got {describe(value)}.")
     return int(value)
+
+
+#: What a checked quantity is; it changes the wording of some hints (see grader.hints).
+KINDS = ("gradient", "value")
+
+
+def optional_kind(kind: Any) -> str | None:
+    """None, "gradient" or "value"."""
+    __tracebackhide__ = True
+    if kind is None or (isinstance(kind, str) and kind in KINDS):
+        return kind
+    raise ToolkitInputError(
+        f"kind must be None, 'gradient' or 'value', but got {describe(kind)}"
+        f"{f' ({kind!r})' if isinstance(kind, str) else ''}."
+    )
 
 
 def optional_mask(mask: Any, shape: tuple[int, ...]) -> np.ndarray | None:

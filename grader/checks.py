@@ -21,9 +21,10 @@ from ._validate import (
     describe,
     dtype_problem,
     float64_array,
-    fmt_index,
+    fmt_entry,
     fmt_shape,
     optional_batch_size,
+    optional_kind,
     optional_mask,
     positive_float,
     require_finite,
@@ -32,7 +33,7 @@ from ._validate import (
     writable_float64_array,
 )
 from .errors import BadReturnValue, CheckFailed, ToolkitInputError
-from .hints import Hint, diagnose
+from .hints import Hint, checked_layer_pair, diagnose
 from .numgrad import (
     eval_numerical_gradient,
     numerical_gradient_array,
@@ -63,12 +64,19 @@ def check_close(
     tol: float = 1e-7,
     batch_size: int | None = None,
     mask: Any = None,
+    upstream: Any = None,
+    layer_input: Any = None,
+    layer_output: Any = None,
+    kind: str | None = None,
 ) -> CheckResult:
     """Compare a value (forward output or gradient) with a reference; print; raise on failure.
 
     Inputs: name — shown in the line ("out", "dx"); actual — the student's array, shape S;
     expected — float64 reference, shape S; tol — largest accepted relative error; batch_size,
-    mask — passed to the hint engine.
+    mask, upstream (the dout given to the backward pass), layer_input and layer_output (x and
+    out of an elementwise layer, shape S) — passed to the hint engine; kind — "gradient" or
+    "value" (the wording of the hints), by default guessed from the name (dx, dW1, dL/dx, a
+    name with "grad" or "slope": gradient; out, loss, scores: value).
     Returns: the CheckResult (only when it passed; otherwise CheckFailed is raised).
     """
     __tracebackhide__ = True
@@ -78,7 +86,20 @@ def check_close(
     require_finite(exp, "expected")
     batch_size = optional_batch_size(batch_size)
     mask = optional_mask(mask, exp.shape)
-    result, line = _compare(name, actual, exp, tol=tol, batch_size=batch_size, mask=mask)
+    kind = optional_kind(kind)
+    up = _checked_upstream(upstream, "upstream")
+    layer = checked_layer_pair(layer_input, layer_output, exp.shape)
+    result, line = _compare(
+        name,
+        actual,
+        exp,
+        tol=tol,
+        batch_size=batch_size,
+        mask=mask,
+        upstream=up,
+        layer=layer,
+        kind=kind,
+    )
     _report([(result, line)])
     return result
 
@@ -95,30 +116,49 @@ def check_gradient(
     h: float = 1e-5,
     batch_size: int | None = None,
     mask: Any = None,
+    upstream: Any = None,
+    layer_input: Any = None,
+    layer_output: Any = None,
 ) -> CheckResult:
     """Compare an analytic gradient with the numerical gradient of f at x; print; raise.
 
     Inputs: f — scalar function of x (dout None) or array function of x with upstream
-    gradient dout (shaped like f(x)); x — float64 array, shape S (restored afterwards);
-    analytic — the student's gradient, shape S. batch_size defaults to dout.shape[0] when
-    dout has 2 or more axes.
+    gradient dout (shaped like f(x)); x — float64 array, shape S (restored afterwards; f must
+    not change it in place: that is checked after every call of f); analytic — the student's
+    gradient, shape S. batch_size defaults to dout.shape[0] when dout has 2 or more axes.
+    batch_size, mask, upstream (defaults to dout), layer_input and layer_output (x and out of
+    an elementwise layer, shape S) are passed to the hint engine.
     Returns: the CheckResult (only when it passed; otherwise CheckFailed is raised).
     """
     __tracebackhide__ = True
     name = _checked_name(name)
     tol = positive_float(tol, "tol")
     batch_size = optional_batch_size(batch_size)
+    x = writable_float64_array(x)
+    mask = optional_mask(mask, x.shape)
+    hint_up = _checked_upstream(upstream, "upstream")
+    layer = checked_layer_pair(layer_input, layer_output, x.shape)
     if dout is None:
         numeric = eval_numerical_gradient(f, x, h)
     else:
-        x = writable_float64_array(x)
         up = float64_array(dout, "dout")
         require_finite(up, "dout")
         if batch_size is None and up.ndim >= 2:
             batch_size = up.shape[0]
+        if hint_up is None:
+            hint_up = up
         numeric = numerical_gradient_array(f, x, up, positive_float(h, "h"))
-    mask = optional_mask(mask, numeric.shape)
-    result, line = _compare(name, analytic, numeric, tol=tol, batch_size=batch_size, mask=mask)
+    result, line = _compare(
+        name,
+        analytic,
+        numeric,
+        tol=tol,
+        batch_size=batch_size,
+        mask=mask,
+        upstream=hint_up,
+        layer=layer,
+        kind="gradient",
+    )
     _report([(result, line)])
     return result
 
@@ -189,6 +229,7 @@ def check_layer(
                 mask=masks.get(key),
                 upstream=dout,
                 layer=(originals[i], out) if out.shape == originals[i].shape else None,
+                kind="gradient",
             )
         )
     _report(rows, problems, who=bname)
@@ -208,6 +249,7 @@ def _compare(
     mask: Any,
     upstream: np.ndarray | None = None,
     layer: tuple[np.ndarray, np.ndarray] | None = None,
+    kind: str | None = None,
 ) -> tuple[CheckResult, str]:
     """The CheckResult and its ✓/✗ line; diagnose() is only asked when it failed."""
     __tracebackhide__ = True
@@ -235,6 +277,7 @@ def _compare(
         upstream=upstream,
         layer_input=x,
         layer_output=out,
+        kind=kind,
     )
     return CheckResult(name, False, err, hint), f"✗ {name}  {status}"
 
@@ -272,6 +315,15 @@ def _fmt_tol(tol: float) -> str:
 
 
 # ----------------------------------------------------------------------------- check_layer
+
+
+def _checked_upstream(value: Any, what: str) -> np.ndarray | None:
+    __tracebackhide__ = True
+    if value is None:
+        return None
+    arr = float64_array(value, what)
+    require_finite(arr, what)
+    return arr
 
 
 def _checked_name(name: Any) -> str:
@@ -366,8 +418,9 @@ def _run_forward(
         raise BadReturnValue(f"{fname}'s out has {problem}.")
     if not np.all(np.isfinite(arr)):
         raise BadReturnValue(
-            f"{fname}'s out contains NaN or inf: the gradients cannot be "
-            "checked (overflow? subtract the max before exp)."
+            f"{fname}'s out contains NaN or inf: the gradients cannot be checked (an overflow "
+            "in exp? use a stable formula: subtract the max before exp, exp(−|x|) rather than "
+            "exp(−x); or 0·inf, a division by zero, log(0)?)."
         )
     return np.array(arr, dtype=np.float64, copy=True), cache
 
@@ -418,8 +471,8 @@ def _modified(work: list[np.ndarray], originals: list[np.ndarray], names: list[s
         if changed.any():
             first = tuple(int(i) for i in np.argwhere(changed)[0])
             messages.append(
-                f"{what} {key} in place ({int(changed.sum())} entries, e.g. {key}"
-                f"{fmt_index(first)}: {before[first]:.3g} → {now[first]:.3g}); build new arrays "
+                f"{what} {key} in place ({int(changed.sum())} entries, e.g. "
+                f"{fmt_entry(key, first)}: {before[first]:.3g} → {now[first]:.3g}); build new arrays "
                 "instead (np.maximum(x, 0), not x[x < 0] = 0)."
             )
     return messages

@@ -9,7 +9,8 @@ factual `partial` hint, never a confident wrong story.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import re
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -24,6 +25,7 @@ from ._validate import (
     fmt_shape,
     max_abs,
     optional_batch_size,
+    optional_kind,
     optional_mask,
     require_finite,
     short_traceback,
@@ -31,7 +33,7 @@ from ._validate import (
 )
 from .errors import ToolkitInputError
 
-__all__ = ["HINT_CODES", "Hint", "diagnose"]
+__all__ = ["HINT_CODES", "Hint", "diagnose", "is_gradient_name"]
 
 #: Two arrays "match" when every entry differs by at most RTOL × (largest |entry| of either).
 RTOL = 1e-5
@@ -50,18 +52,33 @@ HINT_CODES: dict[str, str] = {
     "of the upstream gradient instead of the sum of all rows.",
     "summed-over-batch": "summed over the batch axis where one row per example was expected.",
     "dtype": "not float64 (float32, integer, bool or complex).",
-    "nan": "contains NaN or inf: an overflow (stabilise, e.g. subtract the max), 0/0 or log(0).",
-    "zero": "all zeros where a non-zero gradient was expected: a blocked or unpropagated path.",
+    "wrong-axis": "equals the upstream gradient reduced over another axis (or over every axis) "
+    "than the one the expected value reduces (needs upstream).",
+    "transpose-reshape": "the expected values read from a transposed matrix and reshaped back, "
+    "e.g. (w @ dout.T).reshape(x.shape) instead of (dout @ w.T).reshape(x.shape).",
+    "nan": "contains NaN or inf: an overflow in exp (subtract the max, use exp(−|x|)), 0·inf, 0/0 or log(0).",
+    "zero": "all zeros (or nearly) where a non-zero value was expected: for a gradient a blocked "
+    "or unpropagated path; for a value (kind='value') a result never computed or kept.",
     "should-be-zero": "non-zero although the expected value is zero everywhere.",
     "sign": "the right magnitude with the opposite sign.",
     "sum-vs-mean": "off by the batch size N: averaged where a sum was needed (or the reverse).",
     "scale": "off by one constant factor c in every entry (c is reported; 2 and 1/2 explained).",
+    "offset": "off by the same constant in every entry (or by the same row in every row): a "
+    "term added or left out that does not depend on the entry (a bias, a scalar, a constant).",
     "mask": "right on one side of the mask (given, or the zeros of expected) and wrong on the "
     "other: mask not applied, or wrong values where it applies.",
     "first-example-only": "right for the first example (row 0) only; the other rows are wrong.",
     "last-example-only": "right for the last example only; the other rows are wrong.",
     "slope-from-input": "an elementwise slope (tanh, sigmoid) computed from the layer's input "
     "instead of its output (needs upstream, layer_input and layer_output).",
+    "unmasked-upstream": "exactly dout summed over the batch axis where something else was "
+    "expected: a mask or slope skipped between dout and this gradient (needs upstream).",
+    "mask-from-dout": "a ReLU mask taken from the upstream gradient (dout > 0) instead of the "
+    "forward input (x > 0) (needs upstream, or a mask).",
+    "one-hot-index": "softmax gradient with the one-hot term subtracted at the wrong entries: "
+    "whole columns (dx[:, y] -= 1), whole rows (dx[y] -= 1) or every entry.",
+    "one-hot-term": "softmax gradient right except at each row's label entry, where it is off "
+    "by one constant: the one-hot term missing (dx = p / N), doubled or not divided by N.",
     "almost": "close but not within tolerance; reports the largest difference and where.",
     "partial": "right at some entries and wrong at others; says how many and the first wrong one.",
 }
@@ -90,6 +107,7 @@ class _Ctx:
     mask: np.ndarray | None
     upstream: np.ndarray | None
     layer: tuple[np.ndarray, np.ndarray] | None  # (input, output) of an elementwise layer
+    kind: str  # "gradient" or "value"
 
 
 @short_traceback
@@ -103,21 +121,28 @@ def diagnose(
     upstream: Any = None,
     layer_input: Any = None,
     layer_output: Any = None,
+    kind: str | None = None,
 ) -> Hint | None:
     """The most likely explanation of why `actual` (student) differs from `expected`.
 
     Inputs: actual — anything (usually an array of shape S); expected — float64 array of
     shape S, finite; batch_size — N, enables the sum-vs-mean hint; mask — bool array of shape
     S marking where a mask applies (e.g. ReLU's x > 0); name — e.g. "db", used in the message
-    ("your db ..."); upstream — dout of shape (N, *S) or any shape, enables "one row of dout";
-    layer_input, layer_output — x and out of an elementwise layer, both of shape S (with an
-    upstream of shape S they enable "slope taken from the input").
+    ("your db ..."); upstream — the gradient dout arriving at the layer: of shape (N, *S) it
+    enables "one row of dout", of any shape "summed over the wrong axis", of shape S "ReLU
+    mask taken from dout"; layer_input, layer_output — x and out of an elementwise layer, both
+    of shape S (with an upstream of shape S they enable "slope taken from the input");
+    kind — "gradient" or "value", the wording of some hints; None: guessed from the name
+    (`is_gradient_name`), "gradient" when there is no name.
     Returns: a Hint, or None when actual matches expected or nothing is recognised.
     """
     __tracebackhide__ = True
     exp = float64_array(expected, "expected")
     require_finite(exp, "expected")
     up = None if upstream is None else float64_array(upstream, "upstream")
+    kind = optional_kind(kind)
+    if kind is None:
+        kind = "gradient" if name is None or is_gradient_name(name) else "value"
     scale = max_abs(exp)
     ctx = _Ctx(
         who=f"your {name}" if name else "your answer",
@@ -127,7 +152,8 @@ def diagnose(
         batch=optional_batch_size(batch_size),
         mask=optional_mask(mask, exp.shape),
         upstream=up,
-        layer=_layer_pair(layer_input, layer_output, exp.shape),
+        layer=checked_layer_pair(layer_input, layer_output, exp.shape),
+        kind=kind,
     )
     arr = to_numpy(actual)
     if arr is not None and arr.dtype.kind == "c":
@@ -153,8 +179,28 @@ def diagnose(
 
 # ----------------------------------------------------------------------------- helpers
 
+#: A word that names a gradient: d, dx, dW1, db2, dx_num, dout, dscores, d(a*a)/da, dL/dx...
+_GRADIENT_WORD = re.compile(
+    r"^d(?:$|[^a-z]|[a-z]\d*(?:$|[^a-z])|(?:out|scores|probs|logits|hidden|theta|loss|params)"
+    r"(?:$|[^a-z]))"
+)
+_GRADIENT_TERMS = ("grad", "slope", "deriv", "jacobian", "∂", "/d")
 
-def _layer_pair(x: Any, out: Any, shape: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray] | None:
+
+def is_gradient_name(name: str) -> bool:
+    """Does `name` (as passed to check_close) name a gradient rather than a value?
+
+    Yes when it contains grad, slope, deriv, jacobian, ∂ or "/d", or when one of its words is
+    a gradient variable: `d` followed by nothing, a non-letter, one letter and digits (dx,
+    db2, dx_num, dW1, d(a*a)/da) or a common array name (dout, dscores, dprobs, dlogits,
+    dhidden, dtheta, dloss, dparams). "out", "loss", "difference", "dropout mask" are values.
+    """
+    if any(term in name.lower() for term in _GRADIENT_TERMS):
+        return True
+    return any(_GRADIENT_WORD.match(word.strip("([{,;:.")) for word in name.split())
+
+
+def checked_layer_pair(x: Any, out: Any, shape: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray] | None:
     """(layer_input, layer_output) checked to be float64 arrays shaped like expected, or None."""
     __tracebackhide__ = True
     if x is None and out is None:
@@ -187,6 +233,15 @@ def _fmt_factor(c: float) -> str:
         return f"{sign}{k}" if abs(m - k) <= FACTOR_RTOL * m else f"{c:.3g}"
     k = round(1 / m)
     return f"{sign}1/{k}" if k > 1 and abs(1 / m - k) <= FACTOR_RTOL * k else f"{c:.3g}"
+
+
+def _fmt_pair(expected: float, got: float) -> str:
+    """`2.0001, got 2.0002`: both with the fewest significant digits (3 to 12) that tell them apart."""
+    for digits in range(3, 13):
+        e, g = f"{float(expected):.{digits}g}", f"{float(got):.{digits}g}"
+        if e != g:
+            break
+    return f"{e}, got {g}"
 
 
 def _first(mask: np.ndarray) -> tuple[int, ...]:
@@ -223,6 +278,35 @@ def _wrong_shape(a: np.ndarray, ctx: _Ctx) -> Hint:
     e = ctx.expected
     got, want = fmt_shape(a.shape), fmt_shape(e.shape)
     head = f"{ctx.who} has shape {got}, but the expected one has shape {want}"
+    hint = _wrong_axis_hint(a, ctx, head)
+    if hint is not None:
+        return hint
+    hint = _shape_hint(a, ctx, head)
+    if hint.code == "shape":
+        return Hint("shape", hint.message[:-1] + _batch_note(a.shape, ctx) + ".")
+    return hint
+
+
+def _batch_note(shape: tuple[int, ...], ctx: _Ctx) -> str:
+    """' (... 5 is the batch size ...)' when actual has a batch-sized axis that expected lacks."""
+    n, e = ctx.batch, ctx.expected
+    if n is None or n < 2 or shape.count(n) <= e.shape.count(n):
+        return ""
+    axis = shape.index(n)
+    if len(shape) == e.ndim:
+        return (
+            f" (its axis {axis} has length {n}, the batch size, which the expected shape lacks: "
+            "the batch axis is summed away in the expected one — did you reduce over the wrong "
+            "axis? A parameter gradient sums over the batch axis 0, e.g. db = dout.sum(axis=0))"
+        )
+    return (
+        f" (its axis {axis} has length {n}, the batch size, which the expected shape lacks: "
+        "reduce over the batch axis, e.g. dout.sum(axis=0))"
+    )
+
+
+def _shape_hint(a: np.ndarray, ctx: _Ctx, head: str) -> Hint:
+    e = ctx.expected
     tol = _pair_tol(a, e)
     if a.ndim >= 2 and a.shape == e.shape[::-1]:
         if _close(a.T, e, tol):
@@ -254,9 +338,91 @@ def _wrong_shape(a: np.ndarray, ctx: _Ctx) -> Hint:
                 f"{head}; the numbers are right, only their shape is not: reshape it "
                 "(e.g. dx.reshape(x.shape)).",
             )
+        split = _transposed_split(a.reshape(e.shape), e, tol)
+        if split is not None:
+            return _transpose_reshape_hint(f"{head}:", split)
         if np.squeeze(a).shape == np.squeeze(e).shape:
             return Hint("shape", f"{head}: add or drop the axes of length 1 (keepdims?).")
     return Hint("shape", f"{head}.")
+
+
+def _reductions(up: np.ndarray) -> Iterator[tuple[str, int | None, np.ndarray]]:
+    """(how, axis, up reduced): the sum and the mean of up over each axis and over all axes."""
+    for axis in [*range(up.ndim), None]:
+        for how, reduce in (("summed", np.sum), ("averaged", np.mean)):
+            yield how, axis, reduce(up, axis=axis)
+
+
+def _matching_reduction(a: np.ndarray, up: np.ndarray) -> tuple[str, int | None] | None:
+    """(how, axis) of the first non-zero reduction of up that equals a (up to axes of length 1)."""
+    for how, axis, r in _reductions(up):
+        if r.size != a.size or np.squeeze(r).shape != np.squeeze(a).shape or max_abs(r) == 0:
+            continue
+        if _close(a.reshape(r.shape), r, _pair_tol(a, r)):
+            return how, axis
+    return None
+
+
+def _over(axis: int | None) -> str:
+    return "every axis" if axis is None else f"axis {axis}"
+
+
+def _wrong_axis_hint(a: np.ndarray, ctx: _Ctx, head: str) -> Hint | None:
+    """actual is the upstream gradient reduced over another axis than the expected one is."""
+    up, e = ctx.upstream, ctx.expected
+    if up is None or up.ndim < 2:
+        return None
+    got = _matching_reduction(a, up)
+    if got is None:
+        return None
+    right = _matching_reduction(e, up)
+    example = ", e.g. db = dout.sum(axis=0)"
+    if right is None:
+        if a.shape == e.shape or e.shape != up.shape[1:]:
+            return None
+        fix = "the expected shape is dout's without its batch axis 0: reduce over axis 0 only"
+    elif right[1] == got[1]:
+        return None
+    else:
+        batch = " (the batch axis)" if right[1] == 0 else ""
+        fix = f"the expected one is dout {right[0]} over {_over(right[1])}{batch}"
+        example = example if right[1] == 0 else ""
+        axes = sorted(axis for axis in (got[1], right[1]) if axis is not None)
+        if a.shape == e.shape and len(axes) == 2:
+            head = (
+                f"{ctx.who} has the expected shape only because axes {axes[0]} and {axes[1]} of "
+                "dout have the same length"
+            )
+        elif a.shape == e.shape:
+            head = f"{ctx.who} has the expected shape"
+    return Hint(
+        "wrong-axis",
+        f"{head}, and it equals the upstream gradient dout {got[0]} over {_over(got[1])}: {fix}{example}.",
+    )
+
+
+def _transposed_split(a: np.ndarray, e: np.ndarray, tol: float) -> tuple[int, int] | None:
+    """(R, C) when a == e.reshape(R, C).T.reshape(e.shape) for a split of e's axes, else None."""
+    for k in range(1, e.ndim):
+        rows, cols = int(np.prod(e.shape[:k])), int(np.prod(e.shape[k:]))
+        if rows < 2 or cols < 2:
+            continue
+        t = e.reshape(rows, cols).T.reshape(e.shape)
+        if _close(a, t, tol) and not _close(e, t, 10 * tol):
+            return rows, cols
+    return None
+
+
+def _transpose_reshape_hint(lead: str, split: tuple[int, int]) -> Hint:
+    """lead: "your dx has shape (6, 5), but ...:" or "your dx has the right shape, but"."""
+    rows, cols = split
+    return Hint(
+        "transpose-reshape",
+        f"{lead} it holds the expected numbers in a scrambled order — the expected one as a "
+        f"({rows}, {cols}) matrix, transposed to ({cols}, {rows}), then reshaped back. reshape "
+        "does not transpose: compute the product in the right order, e.g. "
+        "(dout @ w.T).reshape(x.shape), not (w @ dout.T).reshape(x.shape).",
+    )
 
 
 def _extra_leading_axis(a: np.ndarray, ctx: _Ctx, head: str) -> Hint:
@@ -285,20 +451,34 @@ def _extra_leading_axis(a: np.ndarray, ctx: _Ctx, head: str) -> Hint:
 
 def _non_finite(a: np.ndarray, ctx: _Ctx) -> Hint:
     nans, infs = int(np.isnan(a).sum()), int(np.isinf(a).sum())
-    first = fmt_index(_first(~np.isfinite(a)))
-    counts = " and ".join(f"{n} {kind}" for n, kind in ((nans, "NaN"), (infs, "inf")) if n)
-    where = f"{counts} among its {a.size} entries (the first at {first})"
+    if a.ndim == 0:
+        where = "NaN" if nans else f"{fmt_num(float(a))}"
+        where = f"is {where}"
+    else:
+        first = fmt_index(_first(~np.isfinite(a)))
+        counts = " and ".join(f"{n} {kind}" for n, kind in ((nans, "NaN"), (infs, "inf")) if n)
+        where = f"has {counts} among its {a.size} entries (the first at {first})"
+    stable = (
+        "use a stable formula (subtract the max before exp, as in softmax; exp(−|x|) rather "
+        "than exp(−x), as in sigmoid)"
+    )
     if infs:
         cause = (
-            "an overflow, e.g. np.exp of a large number: stabilise it (subtract the max before "
-            "exp, as in softmax) and check for division by zero"
+            f"an overflow in exp (exp(710) is already inf), a division by zero or log(0) = −inf: "
+            f"{stable} and check the divisions and logs"
         )
     else:
         cause = (
-            "0/0, inf − inf or log of a non-positive number, often after an overflow (exp → "
-            "inf): stabilise (subtract the max before exp) and check divisions and logs"
+            "0·inf, 0/0, inf − inf, or log or sqrt of a negative number, often after an overflow "
+            f"in exp (exp → inf) or a log(0) = −inf somewhere before: {stable} and check the "
+            "divisions and logs"
         )
-    return Hint("nan", f"{ctx.who} has {where}: {cause}.")
+    return Hint("nan", f"{ctx.who} {where}: {cause}.")
+
+
+def _at(index: tuple[int, ...]) -> str:
+    """' at [1, 2]', or '' for the (only) entry of a 0-d array."""
+    return f" at {fmt_index(index)}" if index else ""
 
 
 # ----------------------------------------------------------------------------- value rules
@@ -309,24 +489,49 @@ def _zero(a: np.ndarray, ctx: _Ctx) -> Hint | None:
     if ctx.scale == 0 or max_abs(a) > ctx.tol:
         return None
     big = _first(np.abs(ctx.expected) == ctx.scale)
+    exact = max_abs(a) == 0
+    if a.ndim == 0:
+        got = "0" if exact else f"{fmt_num(float(a))}, practically 0,"
+        head = f"{ctx.who} is {got} but the expected one is {fmt_num(float(ctx.expected))}"
+    else:
+        zeros = "all zeros" if exact else f"all (nearly) zeros, at most {fmt_num(max_abs(a))},"
+        head = (
+            f"{ctx.who} is {zeros} but the expected one is not (e.g. {fmt_num(ctx.expected[big])}{_at(big)})"
+        )
+    if ctx.kind == "value":
+        return Hint(
+            "zero",
+            f"{head}: the value is never computed or gets lost — a result not assigned or not "
+            "returned, a factor that is 0 (a coefficient, a weight, an integer division such as "
+            "1 // 2) or a term left out.",
+        )
     return Hint(
         "zero",
-        f"{ctx.who} is all zeros, but the expected one is not (e.g. "
-        f"{fmt_num(ctx.expected[big])} at {fmt_index(big)}): no gradient reaches it — a path "
-        "blocked or not propagated (the initial np.zeros returned unchanged?), or a value "
-        "overwritten with `=` where `+=` should add to it.",
+        f"{head}: no gradient reaches it — a path blocked or not propagated (the initial "
+        "np.zeros returned unchanged?), or a value overwritten with `=` where `+=` should add "
+        "to it.",
     )
 
 
 def _should_be_zero(a: np.ndarray, ctx: _Ctx) -> Hint | None:
     if ctx.scale != 0:
         return None
-    big = _first(np.abs(a) == max_abs(a))
+    if a.ndim == 0:
+        head = f"the expected value is zero, but {ctx.who} is {fmt_num(float(a))}"
+    else:
+        big = _first(np.abs(a) == max_abs(a))
+        head = (
+            f"the expected value is zero everywhere, but {ctx.who} is not (e.g. {fmt_num(a[big])}{_at(big)})"
+        )
+    if ctx.kind == "value":
+        return Hint(
+            "should-be-zero",
+            f"{head}: a term that vanishes in this case is not zero in yours (a coefficient such "
+            "as reg = 0 not applied, or a term that should cancel).",
+        )
     return Hint(
         "should-be-zero",
-        f"the expected value is zero everywhere (nothing flows back here), but {ctx.who} is "
-        f"not (e.g. {fmt_num(a[big])} at {fmt_index(big)}): is a mask or a blocked path "
-        "missing?",
+        f"{head} — nothing flows back here: is a mask or a blocked path missing?",
     )
 
 
@@ -366,14 +571,16 @@ def _factor(a: np.ndarray, ctx: _Ctx) -> Hint | None:
     if times(2):
         return Hint(
             "scale",
-            f"{who} is 2 times the expected one: a gradient added twice (one path counted "
-            "twice), or a missing 0.5 — the derivative of 0.5·λ·‖W‖² is λ·W, not 2λ·W.",
+            f"{who} is 2 times the expected one, twice too big: a path counted twice, a missing "
+            "½ (0.5, e.g. in 0.5·reg·‖W‖², whose derivative is reg·W), or a difference divided "
+            "by h instead of 2h.",
         )
     if times(0.5):
         return Hint(
             "scale",
-            f"{who} is 1/2 of the expected one: a missing path (a variable used twice needs "
-            "both contributions added) or a dropped factor 2 (d(x²)/dx = 2x).",
+            f"{who} is 1/2 of the expected one, half as big: a missing path (a variable used "
+            "twice needs both contributions added), a dropped factor 2 (d(x²)/dx = 2x), or a "
+            "difference divided by 2h instead of h.",
         )
     c = float(np.vdot(a, e) / np.vdot(e, e))
     significant = int(np.sum(np.abs(e) > ALMOST_RTOL * ctx.scale))
@@ -384,6 +591,53 @@ def _factor(a: np.ndarray, ctx: _Ctx) -> Hint | None:
         "scale",
         f"{who} is {_fmt_factor(c)} times the expected one in every entry{flipped}: a constant "
         "factor is off — a scale, a 1/N, a regularisation strength or a temperature.",
+    )
+
+
+def _offset(a: np.ndarray, ctx: _Ctx) -> Hint | None:
+    """actual − expected is one constant c everywhere, or one row vector in every row.
+
+    c must not be small (|c| > ALMOST_RTOL × scale, below it `almost` speaks), and expected
+    must vary (over the entries, or down its 3 or more rows), so that a constant difference
+    is evidence.
+    """
+    e = ctx.expected
+    if a.size < 2:
+        return None
+    d = a - e
+    tol = _pair_tol(a, e)
+    floor = ALMOST_RTOL * max(max_abs(a), ctx.scale)
+    c = float(np.mean(d))
+    if abs(c) > floor and _close(d, np.full(d.shape, c), tol) and np.ptp(e) > 10 * tol:
+        if ctx.kind == "value":
+            causes = (
+                "a term added (or missing) once — a constant in the formula or the loss, a "
+                "scalar added where an array was meant, the regularisation counted twice"
+            )
+        else:
+            causes = (
+                "a term added (or missing) that does not depend on the entry — a scalar added "
+                "where an array was meant (+ reg instead of + reg·W), a constant subtracted "
+                "from every entry (the 1 of a one-hot term)"
+            )
+        return Hint(
+            "offset",
+            f"{ctx.who} is off by the same constant {c:+.3g} in every entry (yours minus the "
+            f"expected one): {causes}.",
+        )
+    if e.ndim < 2 or e.shape[0] < 3:  # two rows that differ alike can be a coincidence
+        return None
+    row = d.mean(axis=0)
+    if max_abs(row) <= floor or not _close(d, np.broadcast_to(row, d.shape), tol):
+        return None
+    if _close(e, np.broadcast_to(e.mean(axis=0), e.shape), 10 * tol):
+        return None  # expected has identical rows: an equal difference in every row is no evidence
+    shown = ", ".join(fmt_num(v) for v in row.ravel()[:4]) + (", ..." if row.size > 4 else "")
+    bias = "a bias" if ctx.kind == "value" else "a per-column term (a bias's gradient?)"
+    return Hint(
+        "offset",
+        f"{ctx.who} is off by the same row [{shown}] in every row (yours minus the expected "
+        f"one): {bias} missing or added twice, or added to the wrong array.",
     )
 
 
@@ -403,6 +657,177 @@ def _transposed(a: np.ndarray, ctx: _Ctx) -> Hint | None:
                 "product (x.T @ dout versus dout.T @ x).",
             )
     return None
+
+
+def _transpose_reshaped(a: np.ndarray, ctx: _Ctx) -> Hint | None:
+    split = _transposed_split(a, ctx.expected, _pair_tol(a, ctx.expected))
+    if split is None:
+        return None
+    return _transpose_reshape_hint(f"{ctx.who} has the right shape, but", split)
+
+
+def _wrong_axis(a: np.ndarray, ctx: _Ctx) -> Hint | None:
+    """Same shape, but a reduction of dout over another axis (dout with equal axis lengths)."""
+    return _wrong_axis_hint(a, ctx, ctx.who)
+
+
+def _unmasked_upstream(a: np.ndarray, ctx: _Ctx) -> Hint | None:
+    """actual == dout.sum(axis=0) exactly, but expected is something else of that shape.
+
+    Typical for db1 of a two-layer net checked with the gradient that reaches the hidden ReLU
+    as upstream (check_gradient's dout): the mask between dout and the bias was skipped.
+    """
+    up = ctx.upstream
+    if up is None or up.ndim < 2 or up.shape[0] < 2 or up.shape[1:] != a.shape:
+        return None
+    total = up.sum(axis=0)
+    if max_abs(total) == 0 or not _close(a, total, _pair_tol(a, total)):
+        return None
+    return Hint(
+        "unmasked-upstream",
+        f"{ctx.who} is exactly dout summed over the batch axis, but the expected one is not: "
+        "dout has to be changed before that sum — a ReLU mask (dout * (h > 0)) or an "
+        "activation's slope not applied on the way back — or a term is missing (a second "
+        "path, a regularisation term).",
+    )
+
+
+def _mask_from_dout(a: np.ndarray, ctx: _Ctx) -> Hint | None:
+    """A ReLU backward with the mask taken from dout: actual == dout * (dout > 0).
+
+    With upstream (shaped like expected): expected is dout or 0 at every entry (a masked dout)
+    and actual is exactly np.maximum(dout, 0). With a mask only: where the mask is True
+    (expected == dout there), actual is np.maximum(expected, 0), and actual is never negative.
+    Either way it needs evidence: at least 2 entries where actual equals a positive dout and
+    at least 2 (1 with upstream) where dout is negative and actual is 0.
+    """
+    e, up, m = ctx.expected, ctx.upstream, ctx.mask
+    if up is not None and up.shape == a.shape:
+        tol = _pair_tol(e, up)
+        passed = np.abs(e - up) <= tol
+        blocked = np.abs(e) <= tol
+        if not (passed | blocked).all() or not _close(a, np.maximum(up, 0), _pair_tol(a, up)):
+            return None
+        positive, negative = int((up > tol).sum()), int((up < -tol).sum())
+        if positive < 2 or negative < 1:
+            return None
+    elif m is not None:
+        inside, got = e[m], a[m]
+        positive, negative = int((inside > ctx.tol).sum()), int((inside < -ctx.tol).sum())
+        if positive < 2 or negative < 2 or (a < -ctx.tol).any():
+            return None
+        if not _close(got, np.maximum(inside, 0), ctx.tol):
+            return None
+    else:
+        return None
+    return Hint(
+        "mask-from-dout",
+        f"{ctx.who} is 0 wherever dout is negative and dout elsewhere: your mask comes from "
+        "dout (dout > 0, or np.maximum(dout, 0)); the ReLU mask comes from the forward input, "
+        "x > 0 (cache x in the forward pass): dx = dout * (x > 0).",
+    )
+
+
+def _softmax_labels(e: np.ndarray, tol: float) -> np.ndarray | None:
+    """The labels y of a softmax cross-entropy gradient (p − onehot(y)) / N, or None.
+
+    Such a gradient is 2-D (N, C) with C ≥ 2; every row sums to 0 and has exactly one
+    negative entry (p − 1 < 0 at the label, p > 0 elsewhere), which gives y.
+    """
+    if e.ndim != 2 or e.shape[1] < 2 or e.shape[0] < 1:
+        return None
+    y = np.argmin(e, axis=1)
+    rows = np.arange(e.shape[0])
+    lowest = e[rows, y]
+    others = e.copy()
+    others[rows, y] = np.inf
+    if (lowest >= -tol).any() or (others.min(axis=1) < -tol).any():
+        return None
+    if (np.abs(e.sum(axis=1)) > e.shape[1] * tol).any():
+        return None
+    return y
+
+
+def _one_hot_index(a: np.ndarray, ctx: _Ctx) -> Hint | None:
+    """Softmax gradient with the one-hot term subtracted from the wrong entries.
+
+    actual − expected == k · (onehot − S) with k > 0, where S marks what the student
+    subtracted k from instead of the label entries: whole columns y (dx[:, y] -= 1, once or
+    once per occurrence), whole rows y (dx[y] -= 1) or every entry (dx -= 1).
+    """
+    e = ctx.expected
+    y = _softmax_labels(e, ctx.tol)
+    if y is None:
+        return None
+    n, c = e.shape
+    onehot = np.zeros(e.shape)
+    onehot[np.arange(n), y] = 1.0
+    col_counts = np.bincount(y, minlength=c).astype(np.float64)
+    row_counts = np.bincount(y[y < n], minlength=n)[:n].astype(np.float64)
+    patterns = (
+        ("every entry", np.ones(e.shape)),
+        ("columns", np.broadcast_to(col_counts > 0, e.shape).astype(np.float64)),
+        ("columns", np.broadcast_to(col_counts, e.shape)),
+        ("rows", np.broadcast_to((row_counts > 0)[:, None], e.shape).astype(np.float64)),
+        ("rows", np.broadcast_to(row_counts[:, None], e.shape)),
+    )
+    d = a - e
+    tol = _pair_tol(a, e)
+    for where, subtracted in patterns:
+        pattern = onehot - subtracted
+        pp = float(np.vdot(pattern, pattern))
+        if pp == 0:
+            continue
+        k = float(np.vdot(d, pattern)) / pp
+        if k <= 0 or not _close(d, k * pattern, tol):
+            continue
+        wrong = {
+            "columns": "dx[:, y] -= 1 (or a loop over the labels) subtracts from whole columns "
+            "(in every row, at every label of the batch)",
+            "rows": "dx[y] -= 1 subtracts from whole rows (the rows numbered like the labels)",
+            "every entry": "it is subtracted from every entry (dx -= 1, or dx[:, y] -= 1 "
+            "when every class is among the labels)",
+        }[where]
+        return Hint(
+            "one-hot-index",
+            f"{ctx.who} has the one-hot term (−{_fmt_factor(k)}) in the wrong places: {wrong}; "
+            "it belongs at one entry per row, the label: dx[np.arange(N), y] -= 1.",
+        )
+    return None
+
+
+def _one_hot_term(a: np.ndarray, ctx: _Ctx) -> Hint | None:
+    """Softmax gradient off by one constant at each row's label entry and right elsewhere."""
+    e = ctx.expected
+    y = _softmax_labels(e, ctx.tol)
+    if y is None:
+        return None
+    rows = np.arange(e.shape[0])
+    d = a - e
+    off = d[rows, y]
+    c = float(off.mean())
+    rest = d.copy()
+    rest[rows, y] = 0.0
+    tol = _pair_tol(a, e)
+    if abs(c) <= 10 * tol or not _close(off, np.full(off.shape, c), tol) or max_abs(rest) > tol:
+        return None
+    n = e.shape[0]
+    per_n = f" (1/N with N = {n})" if abs(abs(c) * n - 1) <= FACTOR_RTOL else ""
+    if c > 0:
+        cause = (
+            "the one-hot term is missing: subtract 1 at the label of each row, "
+            "dx[np.arange(N), y] -= 1, before dividing by N (dx = p / N alone is not enough)"
+        )
+    else:
+        cause = (
+            "the one-hot term is subtracted too much — twice, or without the division by N "
+            "(subtract 1 at dx[np.arange(N), y] once, then divide everything by N)"
+        )
+    return Hint(
+        "one-hot-term",
+        f"{ctx.who} is right everywhere except at the label entry of each row (the one "
+        f"negative entry of the expected row), where it is off by {c:+.3g}{per_n}: {cause}.",
+    )
 
 
 def _one_example(a: np.ndarray, ctx: _Ctx) -> Hint | None:
@@ -575,11 +1000,13 @@ def _almost(a: np.ndarray, ctx: _Ctx) -> Hint | None:
     if worst > ALMOST_RTOL * ctx.scale:
         return None
     at = _first(diff == worst)
+    largest = "the largest difference" if a.ndim else "the difference"
+    of = "of the largest expected value" if a.ndim else "of the expected value"
     return Hint(
         "almost",
-        f"{ctx.who} is close but not within tolerance: the largest difference is "
-        f"{fmt_num(worst)} at {fmt_index(at)} (expected {fmt_num(ctx.expected[at])}, got "
-        f"{fmt_num(a[at])}), {fmt_num(worst / ctx.scale)} of the largest expected value — a "
+        f"{ctx.who} is close but not within tolerance: {largest} is "
+        f"{fmt_num(worst)}{_at(at)} (expected {_fmt_pair(ctx.expected[at], a[at])}), "
+        f"{fmt_num(worst / ctx.scale)} {of} — a "
         "small term is off (an epsilon, a regularisation term, float32 somewhere?).",
     )
 
@@ -594,7 +1021,7 @@ def _partial(a: np.ndarray, ctx: _Ctx) -> Hint | None:
         "partial",
         f"{ctx.who} matches the expected one at {a.size - n_wrong} of {a.size} entries; the "
         f"{n_wrong} other{'s differ' if n_wrong > 1 else ' differs'}, the first at "
-        f"{fmt_index(at)}: expected {fmt_num(ctx.expected[at])}, got {fmt_num(a[at])}.",
+        f"{fmt_index(at)}: expected {_fmt_pair(ctx.expected[at], a[at])}.",
     )
 
 
@@ -602,12 +1029,19 @@ _VALUE_RULES: tuple[Callable[[np.ndarray, _Ctx], Hint | None], ...] = (
     _should_be_zero,
     _zero,
     _factor,
+    _offset,
     _transposed,
+    _transpose_reshaped,
+    _wrong_axis,
+    _unmasked_upstream,
     _upstream_row,
+    _slope_from_input,
+    _mask_from_dout,
+    _one_hot_index,
+    _one_hot_term,
     _one_example,
     _masked,
     _zero_pattern,
-    _slope_from_input,
     _almost,
     _partial,
 )

@@ -15,7 +15,7 @@ from ._validate import (
     describe,
     dtype_problem,
     float64_array,
-    fmt_index,
+    fmt_entry,
     fmt_shape,
     positive_float,
     require_finite,
@@ -151,27 +151,33 @@ def grad_check_sparse(
     rng = np.random.default_rng(seed)
     flat = rng.choice(x.size, size=min(int(num_checks), x.size), replace=False)
     x0 = x.copy()
+    ref = x0.copy()  # what x must hold during each call of f
     worst = 0.0
+
+    def evaluate(where: str) -> np.ndarray:
+        __tracebackhide__ = True
+        value = _scalar_output(f(x), where)
+        _check_unchanged(x, ref, "f", "x", where)
+        return value
+
     try:
-        _scalar_output(f(x), "at x")
-        _check_unchanged(x, x0, "f", "x")
+        evaluate("at x")
         for k in flat:
             idx = tuple(int(i) for i in np.unravel_index(int(k), x.shape))
             old = x0[idx]
-            x[idx] = old + h
-            fp = _scalar_output(f(x), f"with x{fmt_index(idx)} + h")
-            x[idx] = old - h
-            fm = _scalar_output(f(x), f"with x{fmt_index(idx)} - h")
-            x[idx] = old
+            x[idx] = ref[idx] = old + h
+            fp = evaluate(f"with {fmt_entry('x', idx)} + h")
+            x[idx] = ref[idx] = old - h
+            fm = evaluate(f"with {fmt_entry('x', idx)} - h")
+            x[idx] = ref[idx] = old
             numeric = float(fp - fm) / (2 * h)
             err = rel_error(numeric, float(analytic[idx]))
             if verbose:
                 print(
-                    f"x{fmt_index(idx)}: numerical {numeric:.6e} analytic "
+                    f"{fmt_entry('x', idx)}: numerical {numeric:.6e} analytic "
                     f"{float(analytic[idx]):.6e}, relative error {err:.2e}"
                 )
             worst = err if np.isnan(err) else max(worst, err)
-        _check_unchanged(x, x0, "f", "x")
     finally:
         np.copyto(x, x0)
     return worst
@@ -195,37 +201,55 @@ def _centred_differences(
     f_name: str = "f",
     x_name: str = "x",
 ) -> np.ndarray:
-    """Loop over the entries of x; `evaluate(where)` calls f at the current x."""
+    """Loop over the entries of x; `evaluate(where)` calls f at the current x.
+
+    After every call of f, x is compared with what it must hold (x0 with the one nudged
+    entry), so an f that edits x in place is caught on the call where it does, even when it
+    only does so for some nudges (np.clip(x, ..., out=x) near a threshold) or only edits the
+    nudged entry (which the next nudge would otherwise overwrite).
+    """
     __tracebackhide__ = True
     x0 = x.copy()
+    ref = x0.copy()  # what x must hold during each call of f
     grad = np.zeros(x.shape, dtype=np.float64)
+
+    def call(where: str) -> np.ndarray:
+        __tracebackhide__ = True
+        value = evaluate(where)
+        _check_unchanged(x, ref, f_name, x_name, where)
+        return value
+
     try:
-        evaluate("at x")
-        _check_unchanged(x, x0, f_name, x_name)
+        call("at x")
         for idx in np.ndindex(x.shape):
             old = x0[idx]
-            x[idx] = old + h
-            fp = evaluate(f"with {x_name}{fmt_index(idx)} + h")
-            x[idx] = old - h
-            fm = evaluate(f"with {x_name}{fmt_index(idx)} - h")
-            x[idx] = old
+            x[idx] = ref[idx] = old + h
+            fp = call(f"with {fmt_entry(x_name, idx)} + h")
+            x[idx] = ref[idx] = old - h
+            fm = call(f"with {fmt_entry(x_name, idx)} - h")
+            x[idx] = ref[idx] = old
             grad[idx] = combine(fp, fm)
-        _check_unchanged(x, x0, f_name, x_name)
     finally:
         np.copyto(x, x0)
     return grad
 
 
-def _check_unchanged(x: np.ndarray, x0: np.ndarray, f_name: str, x_name: str) -> None:
+def _check_unchanged(x: np.ndarray, ref: np.ndarray, f_name: str, x_name: str, where: str) -> None:
+    """Raise when f changed x during the call made `where` (x no longer equals ref)."""
     __tracebackhide__ = True
-    changed = x != x0
-    if changed.any():
-        first = tuple(int(i) for i in np.argwhere(changed)[0])
-        raise ToolkitInputError(
-            f"{f_name} changed its input {x_name} in place ({x_name}{fmt_index(first)} went from "
-            f"{x0[first]} to {x[first]}); a numerical gradient needs {f_name} to leave it "
-            "unchanged: build a new array (np.maximum(x, 0)) or work on x.copy()."
-        )
+    if np.array_equal(x, ref):
+        return
+    changed = ~((x == ref) | (np.isnan(x) & np.isnan(ref)))
+    count = int(changed.sum())
+    first = tuple(int(i) for i in np.argwhere(changed)[0])
+    entry = fmt_entry(x_name, first)
+    entries = entry if count == 1 else f"{count} entries changed, e.g. {entry}"
+    raise ToolkitInputError(
+        f"{f_name} changed its input {x_name} in place when called {where} ({entries} went from "
+        f"{ref[first]:.6g} to {x[first]:.6g}); a numerical gradient needs {f_name} to leave "
+        f"{x_name} unchanged on every call, or the nudges are lost: build a new array "
+        "(np.maximum(x, 0), not x[x < 0] = 0) or work on x.copy()."
+    )
 
 
 def _scalar_output(value: Any, where: str) -> np.ndarray:

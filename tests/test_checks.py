@@ -15,6 +15,7 @@ from grader import (
     check_close,
     check_gradient,
     check_layer,
+    eval_numerical_gradient_array,
 )
 
 RNG = np.random.default_rng(1)
@@ -476,3 +477,173 @@ def test_ipython_traceback_hides_toolkit_internals():
     text = "\n".join(formatter.structured_traceback(etype, value, tb))
     assert "grader/checks.py" not in text and "grader/hints.py" not in text
     assert "sum-vs-mean" in text
+
+
+# ----------------------------------------------------------------------------- hint context
+
+
+def _sigmoid(x):
+    return 1 / (1 + np.exp(-x))
+
+
+class TestHintContext:
+    """check_close / check_gradient pass upstream, layer_input, layer_output, kind to the hints."""
+
+    @pytest.mark.parametrize(
+        ("forward", "slope_from_input", "words"),
+        [
+            (np.tanh, lambda x: 1 - x**2, "tanh slope from the layer's input, 1 − x²"),
+            (_sigmoid, lambda x: x * (1 - x), "sigmoid slope from the layer's input, x·(1 − x)"),
+        ],
+    )
+    def test_check_close_slope_from_input(self, capsys, forward, slope_from_input, words):
+        x, dout = RNG.standard_normal((3, 4)), RNG.standard_normal((3, 4))
+        out = forward(x)
+        expected = eval_numerical_gradient_array(forward, x, dout)
+        context = {"upstream": dout, "layer_input": x, "layer_output": out}
+        with pytest.raises(CheckFailed, match=r"\[slope-from-input\]"):
+            check_close("dx", dout * slope_from_input(x), expected, **context)
+        assert words in capsys.readouterr().out
+        assert check_close("dx", dout * slope_from_input(out), expected, tol=1e-6, **context).passed
+
+    def test_check_gradient_slope_from_input_with_dout_as_upstream(self, capsys):
+        x, dout = RNG.standard_normal((3, 4)), RNG.standard_normal((3, 4))
+        out = _sigmoid(x)
+        with pytest.raises(CheckFailed, match=r"\[slope-from-input\]"):
+            check_gradient("dx", _sigmoid, x, dout * x * (1 - x), dout=dout, layer_input=x, layer_output=out)
+        assert "out·(1 − out)" in capsys.readouterr().out
+
+    def test_relu_mask_from_dout(self, capsys):
+        x, dout = RNG.standard_normal((4, 5)), RNG.standard_normal((4, 5))
+        with pytest.raises(CheckFailed, match=r"\[mask-from-dout\]"):
+            check_close("dx", dout * (dout > 0), dout * (x > 0), upstream=dout)
+        assert "the ReLU mask comes from the forward input" in capsys.readouterr().out
+        with pytest.raises(CheckFailed, match=r"\[mask-from-dout\]"):
+            check_gradient("dx", lambda v: np.maximum(v, 0), x, np.maximum(dout, 0), dout=dout)
+        with pytest.raises(CheckFailed, match=r"\[mask-from-dout\]"):
+            check_layer(relu_forward, lambda d, c: d * (d > 0), {"x": x})
+
+    def test_check_gradient_wrong_axis_from_dout(self, capsys):
+        x, w = RNG.standard_normal((5, 3)), RNG.standard_normal((3, 4))
+        b, dout = RNG.standard_normal(4), RNG.standard_normal((5, 4))
+        with pytest.raises(CheckFailed, match=r"\[wrong-axis\]"):
+            check_gradient("db", lambda v: x @ w + v, b, dout.sum(axis=1), dout=dout)
+        out = capsys.readouterr().out
+        assert "✗ db  shape (5,), expected (4,)" in out and "summed over axis 1" in out
+
+    def test_check_gradient_missing_relu_mask_on_the_bias(self, capsys):
+        x, w = RNG.standard_normal((5, 3)), RNG.standard_normal((3, 4))
+        b, dout = RNG.standard_normal(4), RNG.standard_normal((5, 4))
+        with pytest.raises(CheckFailed, match=r"\[unmasked-upstream\]"):
+            check_gradient("db1", lambda v: np.maximum(x @ w + v, 0), b, dout.sum(axis=0), dout=dout)
+        assert "a ReLU mask" in capsys.readouterr().out
+        mask = (x @ w + b) > 0
+        check_gradient("db1", lambda v: np.maximum(x @ w + v, 0), b, (dout * mask).sum(axis=0), dout=dout)
+
+    def test_explicit_upstream_overrides_dout(self):
+        x, dout = RNG.standard_normal((4, 5)), RNG.standard_normal((4, 5))
+        with pytest.raises(CheckFailed) as info:
+            check_gradient(
+                "dx",
+                lambda v: np.maximum(v, 0),
+                x,
+                np.maximum(dout, 0),
+                dout=dout,
+                upstream=RNG.standard_normal((4, 5)),
+            )
+        assert info.value.results[0].hint is None or info.value.results[0].hint.code != "mask-from-dout"
+
+    def test_kind_from_the_name_and_explicit(self, capsys):
+        scores = RNG.standard_normal((5, 4)) + 0.76
+        with pytest.raises(CheckFailed, match=r"\[zero\]"):
+            check_close("scores", np.full((5, 4), 1e-6), scores)
+        out = capsys.readouterr().out
+        assert "never computed" in out and "np.zeros" not in out and "+=" not in out
+        with pytest.raises(CheckFailed, match=r"\[zero\]"):
+            check_close("scores", np.zeros((5, 4)), scores, kind="gradient")
+        assert "no gradient reaches it" in capsys.readouterr().out
+        with pytest.raises(CheckFailed, match=r"\[zero\]"):
+            check_close("regularisation term of the loss", 0.0, 4.36)
+        out = capsys.readouterr().out
+        assert "is 0 but the expected one is 4.36" in out and "[]" not in out
+
+    def test_check_gradient_is_always_about_a_gradient(self, capsys):
+        with pytest.raises(CheckFailed, match=r"\[zero\]"):
+            check_gradient("its value", lambda v: np.sum(v**2), np.ones(3), np.zeros(3))
+        assert "no gradient reaches it" in capsys.readouterr().out
+
+    def test_check_layer_one_hot_columns(self, capsys):
+        y = np.array([0, 2, 2, 1])
+
+        def softmax_forward(scores):
+            e = np.exp(scores - scores.max(axis=1, keepdims=True))
+            p = e / e.sum(axis=1, keepdims=True)
+            return np.array(-np.log(p[np.arange(len(y)), y]).mean()), p
+
+        p = softmax_forward(RNG.standard_normal((4, 3)))[1]
+        dx = p.copy()
+        dx[:, y] -= 1
+        expected = p.copy()
+        expected[np.arange(4), y] -= 1
+        with pytest.raises(CheckFailed, match=r"\[one-hot-index\]"):
+            check_close("dx", dx / 4, expected / 4, batch_size=4)
+        with pytest.raises(CheckFailed, match=r"\[one-hot-term\]"):
+            check_close("dx", p / 4, expected / 4, batch_size=4)
+        assert "1/N with N = 4" in capsys.readouterr().out
+
+    @pytest.mark.parametrize(
+        ("kwargs", "words"),
+        [
+            ({"kind": "grad"}, r"kind must be None, 'gradient' or 'value'"),
+            ({"upstream": np.ones(3, dtype=np.float32)}, r"upstream must be a float64"),
+            ({"upstream": np.array([np.nan, 1.0])}, r"upstream must hold finite"),
+            ({"layer_input": np.ones(3)}, r"layer_output must be a float64 array, but got None"),
+            ({"layer_input": np.ones(3), "layer_output": np.ones(2)}, r"layer_output must have the shape"),
+        ],
+    )
+    def test_bad_context_is_refused_even_when_the_check_passes(self, kwargs, words):
+        with pytest.raises(ToolkitInputError, match=words):
+            check_close("x", np.ones(3), np.ones(3), **kwargs)
+
+    def test_check_gradient_bad_layer_shapes(self):
+        with pytest.raises(ToolkitInputError, match=r"layer_input must have the shape of expected, \(3,\)"):
+            check_gradient(
+                "dx", np.sum, np.ones(3), np.ones(3), layer_input=np.ones(2), layer_output=np.ones(2)
+            )
+
+    def test_forward_with_nan_output_names_the_general_causes(self):
+        def exp_forward(x):
+            return np.exp(1000 * x) * 0.0, x
+
+        with np.errstate(over="ignore", invalid="ignore"), pytest.raises(BadReturnValue) as info:
+            check_layer(exp_forward, relu_backward, {"x": np.ones(2)})
+        assert "exp(−|x|)" in str(info.value) and "log(0)" in str(info.value)
+
+
+class TestInPlaceEdits:
+    def test_f_clipping_x_only_when_nudged_is_caught(self, capsys):
+        x = np.array([1.0 - 1e-6, 0.5, -2.0])
+
+        def clip_in_place(v):
+            np.minimum(v, 1.0, out=v)  # changes v only when x[0] is nudged up past 1
+            return np.sum(v**2)
+
+        with pytest.raises(
+            ToolkitInputError, match=r"changed its input x in place when called with x\[0\] \+ h"
+        ):
+            check_gradient("dx", clip_in_place, x, 2 * x)
+        assert np.array_equal(x, np.array([1.0 - 1e-6, 0.5, -2.0]))
+        assert capsys.readouterr().out == ""  # nothing compared, nothing printed
+
+    def test_array_f_editing_x_later_is_caught(self):
+        x, dout = RNG.standard_normal(4), RNG.standard_normal(4)
+        calls = []
+
+        def f(v):
+            calls.append(1)
+            if len(calls) == 6:
+                v[3] = 0.0
+            return v * 2
+
+        with pytest.raises(ToolkitInputError, match=r"when called with x\[2\] \+ h \(x\[3\] went from"):
+            check_gradient("dx", f, x, 2 * dout, dout=dout)

@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from grader import HINT_CODES, Hint, ToolkitInputError, diagnose
+from grader.hints import is_gradient_name
 
 RNG = np.random.default_rng(42)
 N, D, M = 5, 3, 4
@@ -21,6 +22,36 @@ DX = DOUT @ W.T  # (N, D)
 SQUARE = RNG.standard_normal((4, 4))
 RELU_MASK = X > 0
 SIG = 1 / (1 + np.exp(-X))
+
+# fixtures of the newer rules, from a generator of their own (the arrays above stay the same)
+RNG2 = np.random.default_rng(2024)
+X3 = RNG2.standard_normal((N, 2, 3))  # a batch of 2x3 "images", D = 6
+W6 = RNG2.standard_normal((6, M))
+DX3 = (DOUT @ W6.T).reshape(X3.shape)  # affine dx for a reshaped input
+DX3_SCRAMBLED = (W6 @ DOUT.T).reshape(X3.shape)  # the transposed product reshaped to fit
+DSQ = RNG2.standard_normal((4, 4))  # a square upstream gradient: db has the shape of its row sums
+RELU_X = RNG2.standard_normal((N, M))
+RELU_DX = DOUT * (RELU_X > 0)
+B4 = RNG2.standard_normal(M)
+SCORES = X @ W  # (N, M) forward scores
+
+SM_Y = np.array([0, 2, 2, 1, 3])  # labels of N = 5 examples over M = 4 classes
+_E = np.exp(DOUT - DOUT.max(axis=1, keepdims=True))
+SM_P = _E / _E.sum(axis=1, keepdims=True)
+SM_ONEHOT = np.eye(M)[SM_Y]
+SM_DX = (SM_P - SM_ONEHOT) / N  # softmax cross-entropy gradient, mean over the batch
+
+
+def softmax_dx_columns(p: np.ndarray, y: np.ndarray) -> np.ndarray:
+    dx = p.copy()
+    dx[:, y] -= 1  # the bug: whole columns
+    return dx / len(y)
+
+
+def softmax_dx_rows(p: np.ndarray, y: np.ndarray) -> np.ndarray:
+    dx = p.copy()
+    dx[y] -= 1  # the bug: whole rows
+    return dx / len(y)
 
 
 def codes_of(hint: Hint | None) -> str | None:
@@ -137,6 +168,70 @@ POSITIVE = [
     ),
     ("last-example-only", np.vstack([np.zeros((N - 1, D)), DX[-1:]]), DX, {}, [r"last example \(row 4\)"]),
     ("almost", DX + 1e-4, DX, {}, [r"close but not within tolerance", r"0\.0001"]),
+    (
+        "wrong-axis",
+        DOUT.sum(axis=1),
+        DB,
+        {"upstream": DOUT, "batch_size": N},
+        [r"shape \(5,\)", r"dout summed over axis 1", r"summed over axis 0 \(the batch axis\)"],
+    ),
+    (
+        "wrong-axis",
+        DOUT.sum(),
+        DB,
+        {"upstream": DOUT},
+        [r"summed over every axis", r"db = dout\.sum\(axis=0\)"],
+    ),
+    (
+        "wrong-axis",
+        DSQ.mean(axis=1),
+        DSQ.sum(axis=0),
+        {"upstream": DSQ},
+        [r"only because axes 0 and 1 of dout have the same length", r"averaged over axis 1"],
+    ),
+    (
+        "transpose-reshape",
+        DX3_SCRAMBLED,
+        DX3,
+        {},
+        [r"right shape, but", r"\(5, 6\) matrix, transposed to \(6, 5\)", r"reshape does not transpose"],
+    ),
+    ("transpose-reshape", W6 @ DOUT.T, DX3, {}, [r"shape \(6, 5\)", r"scrambled order"]),
+    ("transpose-reshape", (W @ DOUT.T).reshape(N, D), DX, {}, [r"\(5, 3\) matrix"]),
+    ("offset", DX + 0.58, DX, {}, [r"same constant \+0\.58 in every entry", r"reg·W"]),
+    ("offset", SCORES, SCORES + B4, {}, [r"same row \[", r"in every row", r"per-column term"]),
+    (
+        "unmasked-upstream",
+        DOUT.sum(axis=0),
+        (DOUT * (SCORES > 0)).sum(axis=0),
+        {"upstream": DOUT},
+        [r"exactly dout summed over the batch axis", r"ReLU mask \(dout \* \(h > 0\)\)"],
+    ),
+    (
+        "mask-from-dout",
+        DOUT * (DOUT > 0),
+        RELU_DX,
+        {"upstream": DOUT},
+        [r"0 wherever dout is negative", r"your mask comes from dout", r"x > 0"],
+    ),
+    ("mask-from-dout", np.maximum(DOUT, 0), RELU_DX, {"mask": RELU_X > 0}, [r"mask comes from dout"]),
+    (
+        "one-hot-index",
+        softmax_dx_columns(SM_P, SM_Y),
+        SM_DX,
+        {"batch_size": N},
+        [r"one-hot term \(−1/5\) in the wrong places", r"dx\[:, y\] -= 1", r"np\.arange\(N\), y"],
+    ),
+    ("one-hot-index", softmax_dx_rows(SM_P, SM_Y), SM_DX, {}, [r"dx\[y\] -= 1", r"whole rows"]),
+    ("one-hot-index", (SM_P - 1) / N, SM_DX, {}, [r"subtracted from every entry", r"dx -= 1"]),
+    (
+        "one-hot-term",
+        SM_P / N,
+        SM_DX,
+        {"batch_size": N},
+        [r"except at the label entry of each row", r"\+0\.2 \(1/N with N = 5\)", r"missing"],
+    ),
+    ("one-hot-term", SM_DX - SM_ONEHOT / N, SM_DX, {}, [r"off by -0\.2", r"too much"]),
     (
         "partial",
         np.where(RELU_MASK, DX, DX + 1),
@@ -276,7 +371,7 @@ def test_mask_rule_needs_one_side_fully_right():
 
 
 def test_mask_all_true_is_ignored():
-    assert codes_of(diagnose(DX + 1, DX, mask=np.ones_like(RELU_MASK))) is None
+    assert codes_of(diagnose(DX**2, DX, mask=np.ones_like(RELU_MASK))) is None
 
 
 def test_first_example_not_claimed_for_a_vector_without_batch():
@@ -319,7 +414,7 @@ def test_slope_from_input_needs_the_layer_to_match_a_known_slope():
 
 
 def test_upstream_row_requires_a_matching_row():
-    assert codes_of(diagnose(DB + 1, DB, upstream=DOUT)) is None
+    assert codes_of(diagnose(DB**2, DB, upstream=DOUT)) is None
 
 
 def test_shape_rules_on_scalars():
@@ -364,3 +459,206 @@ def test_bad_arguments(kwargs, words):
 def test_expected_may_be_a_python_number_or_list():
     assert codes_of(diagnose(-1.0, 1.0)) == "sign"
     assert codes_of(diagnose([-1.0, -2.0], [1.0, 2])) == "sign"
+
+
+# ----------------------------------------------------------------------------- newer rules: precision
+
+
+@pytest.mark.parametrize("shape", [(5, 4), (4, 4), (3, 2, 2), (6,)])
+def test_random_arrays_with_every_context_get_no_diagnosis(shape):
+    rng = np.random.default_rng(sum(shape))
+    for _ in range(60):
+        expected, actual = rng.standard_normal(shape), rng.standard_normal(shape)
+        context = {
+            "upstream": rng.standard_normal(shape),
+            "layer_input": rng.standard_normal(shape),
+            "layer_output": rng.standard_normal(shape),
+            "mask": rng.random(shape) > 0.5,
+            "batch_size": shape[0],
+        }
+        assert diagnose(actual, expected, **context) is None
+        assert diagnose(actual, expected, upstream=rng.standard_normal((3, *shape))) is None
+
+
+def test_correct_answers_with_every_context_give_none():
+    for expected, up in ((RELU_DX, DOUT), (SM_DX, DOUT), (DX3, DOUT), (DB, DOUT), (DSQ.sum(0), DSQ)):
+        noisy = expected + 1e-10 * RNG2.standard_normal(expected.shape)
+        assert diagnose(noisy, expected, upstream=up, batch_size=N) is None
+
+
+def test_offset_needs_a_real_constant():
+    assert codes_of(diagnose(DX + 1e-3, DX)) == "almost"  # small: almost, not offset
+    assert diagnose(np.array(2.5), np.array(2.0)) is None  # one number is no evidence
+    assert codes_of(diagnose(np.full(3, 3.0), np.full(3, 2.0))) == "scale"  # constant expected
+    assert codes_of(diagnose(DX + np.linspace(0.5, 1, DX.size).reshape(DX.shape), DX)) is None
+    shifted = DX.copy()
+    shifted[1:] += 0.5  # row 0 right, the others off: not "every entry"
+    assert codes_of(diagnose(shifted, DX)) != "offset"
+
+
+def test_row_offset_needs_expected_rows_that_differ():
+    same_rows = np.tile(B4, (N, 1))
+    hint = diagnose(same_rows + RNG2.standard_normal(M), same_rows)
+    assert codes_of(hint) != "offset"
+    assert codes_of(diagnose(SCORES, SCORES + B4, name="scores")) == "offset"
+    assert "a bias missing" in diagnose(SCORES, SCORES + B4, name="scores").message
+
+
+def test_offset_wording_follows_the_kind():
+    grad = diagnose(DX + 0.58, DX, name="dW").message
+    value = diagnose(DX + 0.58, DX, name="scores").message
+    assert "reg·W" in grad and "added (or missing) once" in value and grad != value
+
+
+def test_transpose_reshape_needs_a_real_scramble():
+    ones = np.ones((N, D))
+    assert diagnose(ones.T.reshape(N, D), ones) is None  # same numbers: nothing to see
+    column = RNG2.standard_normal((N, 1))
+    assert codes_of(diagnose(column.T.reshape(N, 1), column)) is None  # a 1-column split is no transpose
+    assert codes_of(diagnose(DX3_SCRAMBLED + 0.1 * RNG2.standard_normal(X3.shape), DX3)) is None
+
+
+def test_wrong_axis_needs_upstream_and_a_matching_reduction():
+    assert codes_of(diagnose(DOUT.sum(axis=1), DB)) == "shape"  # no upstream: no story
+    assert codes_of(diagnose(DOUT.sum(axis=1) + 1, DB, upstream=DOUT)) == "shape"
+    assert codes_of(diagnose(DOUT.sum(axis=0), DB, upstream=DOUT)) is None  # right
+    other = RNG2.standard_normal(4)
+    assert codes_of(diagnose(DSQ.sum(axis=1), other, upstream=DSQ)) != "wrong-axis"  # expected unknown
+
+
+def test_shape_hint_names_a_batch_sized_axis():
+    hint = diagnose(DOUT.sum(axis=1), DB, batch_size=N, name="db")
+    assert hint.code == "shape" and "length 5, the batch size" in hint.message
+    assert "sum(axis=0)" in hint.message
+    assert "batch size" not in diagnose(DOUT.sum(axis=1), DB, name="db").message
+    assert "batch size" not in diagnose(np.ones(7), DB, batch_size=N).message
+    assert "batch size" not in diagnose(np.ones((N, 2)), np.ones((N, 3)), batch_size=N).message
+
+
+def test_mask_from_dout_precision():
+    up = DOUT
+    assert diagnose(RELU_DX.copy(), RELU_DX, upstream=up) is None
+    leaky = np.where(RELU_X > 0, up, 0.1 * up)
+    assert codes_of(diagnose(np.maximum(up, 0), leaky, upstream=up)) != "mask-from-dout"
+    assert codes_of(diagnose(np.maximum(up, 0), RELU_DX)) != "mask-from-dout"  # no context
+    mask = RELU_X > 0
+    assert codes_of(diagnose(up.copy(), RELU_DX, mask=mask)) == "mask"  # mask not applied
+    assert codes_of(diagnose(np.abs(up) * mask, RELU_DX, mask=mask)) != "mask-from-dout"
+    tanh = {"upstream": up, "layer_input": RELU_X, "layer_output": np.tanh(RELU_X)}
+    assert codes_of(diagnose(np.maximum(up, 0), up * (1 - np.tanh(RELU_X) ** 2), **tanh)) is None
+
+
+def test_one_hot_rules_need_a_softmax_gradient():
+    # the same differences on a non-softmax gradient say nothing specific
+    not_softmax = DX.copy()
+    labels = np.argmin(not_softmax, axis=1)
+    bumped = not_softmax.copy()
+    bumped[np.arange(N), labels] += 0.2
+    assert codes_of(diagnose(bumped, not_softmax)) not in ("one-hot-term", "one-hot-index")
+    # a softmax gradient with unrelated errors
+    assert codes_of(diagnose(RNG2.standard_normal(SM_DX.shape), SM_DX)) is None
+    off = SM_DX.copy()
+    off[np.arange(N), SM_Y] += np.linspace(0.1, 0.5, N)  # different amounts per row
+    assert codes_of(diagnose(off, SM_DX)) != "one-hot-term"
+
+
+def test_one_hot_columns_with_a_single_label_is_correct():
+    y = np.full(N, 2)
+    expected = (SM_P - np.eye(M)[y]) / N
+    assert diagnose(softmax_dx_columns(SM_P, y), expected) is None
+
+
+def test_one_hot_columns_in_a_loop_counts_repeated_labels():
+    dx = SM_P.copy()
+    for label in SM_Y:
+        dx[:, label] -= 1
+    assert codes_of(diagnose(dx / N, SM_DX)) == "one-hot-index"
+
+
+# ----------------------------------------------------------------------------- wording
+
+
+def test_scalars_are_printed_without_an_index():
+    pairs = [(1.5, 0.0), (0.0, 4.36), (1e-9, 4.36), (2.0001, 2.0), (np.nan, 2.0), (np.inf, 2.0)]
+    for actual, expected in pairs:
+        for name in ("dL/dx", "loss"):
+            hint = diagnose(actual, expected, name=name)
+            assert hint is not None and "[]" not in hint.message, (actual, expected, hint)
+    assert "is 1.5" in diagnose(1.5, 0.0, name="dx").message
+    assert "expected 2, got 2.0001" in diagnose(2.0001, 2.0).message
+
+
+def test_close_numbers_get_enough_digits():
+    message = diagnose(np.array([1.0, 2.0001]), np.array([1.0, 2.0])).message
+    assert "expected 2, got 2.0001" in message
+
+
+@pytest.mark.parametrize(
+    ("name", "kind"),
+    [
+        ("dx", "gradient"),
+        ("dW2 (N=5) vs PyTorch", "gradient"),
+        ("dL/dx", "gradient"),
+        ("d(a * a)/da at a = 3", "gradient"),
+        ("relu dx for x of shape (3, 4)", "gradient"),
+        ("regularisation term of dW1", "gradient"),
+        ("w.grad after two backward() calls", "gradient"),
+        ("slope of exp(x) at x = 1", "gradient"),
+        ("dout", "gradient"),
+        ("out", "value"),
+        ("scores (N=5)", "value"),
+        ("loss", "value"),
+        ("regularisation term of the loss", "value"),
+        ("difference", "value"),
+        ("dropout mask", "value"),
+    ],
+)
+def test_kind_from_the_name(name, kind):
+    assert is_gradient_name(name) == (kind == "gradient")
+    message = diagnose(0.0, 4.36, name=name).message
+    assert ("np.zeros" in message) == (kind == "gradient")
+    assert ("never computed" in message) == (kind == "value")
+
+
+def test_zero_for_a_value_talks_about_values():
+    message = diagnose(np.full((N, M), 1e-6), SCORES, name="scores").message
+    assert "nearly" in message and "1e-06" in message
+    assert "gradient" not in message and "+=" not in message and "np.zeros" not in message
+    assert "gradient" in diagnose(np.zeros(3), np.ones(3), name="out", kind="gradient").message
+    assert "never computed" in diagnose(np.zeros(3), np.ones(3), name="dx", kind="value").message
+    assert "never computed" not in diagnose(np.zeros(3), np.ones(3)).message  # no name: gradient
+
+
+def test_should_be_zero_wording_follows_the_kind():
+    assert "flows back" in diagnose(np.ones(3), np.zeros(3), name="dx").message
+    assert "reg = 0" in diagnose(np.ones(3), np.zeros(3), name="loss").message
+
+
+def test_scale_of_two_is_context_free():
+    twice = diagnose(2 * DW, DW, name="slope").message
+    half = diagnose(DW / 2, DW, name="slope").message
+    assert "path counted twice" in twice and "h instead of 2h" in twice and "½" in twice
+    assert "2h instead of h" in half and "missing path" in half
+
+
+def test_nan_hint_names_the_general_causes():
+    nan = diagnose(np.array([np.nan, 1.0]), np.ones(2)).message
+    inf = diagnose(np.array([np.inf, 1.0]), np.ones(2)).message
+    for message in (nan, inf):
+        assert "exp(−|x|)" in message and "subtract the max" in message and "log(0)" in message
+    assert "0·inf" in nan and "overflow" in inf
+
+
+def test_bad_kind():
+    with pytest.raises(ToolkitInputError, match=r"kind must be None, 'gradient' or 'value'.*'grad'"):
+        diagnose(np.zeros(3), np.ones(3), kind="grad")
+    with pytest.raises(ToolkitInputError, match=r"kind must be"):
+        diagnose(np.zeros(3), np.ones(3), kind=1)
+
+
+def test_unmasked_upstream_precision():
+    masked_db = (DOUT * (SCORES > 0)).sum(axis=0)
+    assert diagnose(masked_db.copy(), masked_db, upstream=DOUT) is None
+    assert codes_of(diagnose(DOUT.sum(axis=0), DB / N, upstream=DOUT, batch_size=N)) == "sum-vs-mean"
+    assert codes_of(diagnose(DOUT.sum(axis=0) + 0.1, masked_db, upstream=DOUT)) != "unmasked-upstream"
+    assert codes_of(diagnose(DOUT.sum(axis=0), masked_db)) != "unmasked-upstream"  # no upstream

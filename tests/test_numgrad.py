@@ -344,3 +344,77 @@ class TestGradCheckSparse:
     def test_bad_num_checks(self, n):
         with pytest.raises(ToolkitInputError, match="num_checks"):
             grad_check_sparse(np.sum, np.ones(3), np.ones(3), num_checks=n)
+
+
+# ----------------------------------------------------------------------------- in-place edits
+
+
+def _clip_in_place(v):
+    np.minimum(v, 1.0, out=v)  # edits v only when an entry is above 1
+    return np.sum(v**2)
+
+
+class TestInPlaceEditsOnEveryCall:
+    """f must leave x alone on every call: the nudged entry is rewritten by the next nudge, so
+    an edit of it (or one that happens only for some nudges) is only seen right after the call."""
+
+    def test_edit_of_the_nudged_entry_only(self):
+        x = np.array([1.0 - 1e-6, 0.5])
+        before = x.copy()
+        with pytest.raises(
+            ToolkitInputError, match=r"in place when called with x\[0\] \+ h \(x\[0\] went from"
+        ):
+            eval_numerical_gradient(_clip_in_place, x)
+        assert np.array_equal(x, before)
+
+    def test_edit_on_a_later_call_names_that_call(self):
+        x = RNG.standard_normal(3)
+        calls = []
+
+        def f(v):
+            calls.append(1)
+            if len(calls) == 5:  # at x, x[0] ± h, x[1] + h, then x[1] - h
+                v *= 2
+            return np.sum(v)
+
+        with pytest.raises(ToolkitInputError, match=r"with x\[1\] - h \(3 entries changed, e\.g\. x\[0\]"):
+            eval_numerical_gradient(f, x)
+
+    def test_array_version(self):
+        x = np.array([0.2, 1.0 - 1e-6])
+
+        def f(v):
+            np.minimum(v, 1.0, out=v)
+            return v * 3
+
+        with pytest.raises(ToolkitInputError, match=r"when called with x\[1\] \+ h"):
+            eval_numerical_gradient_array(f, x, np.ones(2))
+        assert x[1] == 1.0 - 1e-6
+
+    def test_sparse_version(self):
+        x = np.array([1.0 - 1e-6])
+        with pytest.raises(ToolkitInputError, match=r"when called with x\[0\] \+ h"):
+            grad_check_sparse(_clip_in_place, x, 2 * x)
+        assert x[0] == 1.0 - 1e-6
+
+    def test_0d_x_is_named_without_an_index(self):
+        x = np.array(1.0 - 1e-6)
+        with pytest.raises(ToolkitInputError) as info:
+            eval_numerical_gradient(_clip_in_place, x)
+        assert "with x + h (x went from" in str(info.value) and "[]" not in str(info.value)
+
+    def test_edit_at_the_first_call_still_says_so(self):
+        def relu_in_place(v):
+            v[v < 0] = 0
+            return np.sum(v)
+
+        with pytest.raises(ToolkitInputError, match=r"when called at x \(2 entries changed"):
+            eval_numerical_gradient(relu_in_place, np.array([-1.0, 2.0, -3.0]))
+
+    def test_writing_the_same_values_is_fine(self):
+        def relu_in_place(v):
+            v[v < 0] = 0  # x has no negative entries, even when nudged
+            return np.sum(v**2)
+
+        x = np.array([1.0, 2.0])
+        assert np.allclose(eval_numerical_gradient(relu_in_place, x), 2 * x)
