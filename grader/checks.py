@@ -54,6 +54,9 @@ class CheckResult:
     rel_error: float
     hint: Hint | None
 
+    def _ipython_display_(self) -> None:
+        """The check already printed its ✓/✗ line: show nothing more as a cell's last value."""
+
 
 @short_traceback
 def check_close(

@@ -647,3 +647,16 @@ class TestInPlaceEdits:
 
         with pytest.raises(ToolkitInputError, match=r"when called with x\[2\] \+ h \(x\[3\] went from"):
             check_gradient("dx", f, x, 2 * dout, dout=dout)
+
+
+def test_check_result_adds_no_out_line_in_a_notebook() -> None:
+    """A check as the last line of a cell must not add an `Out[n]: CheckResult(...)` line."""
+    import nbformat
+    from nbclient import NotebookClient
+
+    source = "import numpy as np\nfrom grader import check_close\ncheck_close('x', np.ones(2), np.ones(2))"
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(source)])
+    NotebookClient(nb, kernel_name="python3").execute()
+    outputs = nb.cells[0].outputs
+    assert [o.output_type for o in outputs] == ["stream"], outputs
+    assert "✓ x" in outputs[0].text
