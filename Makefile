@@ -37,8 +37,10 @@ browser-deps:
 	  $$SUDO apt-get update -qq && $$SUDO apt-get install -y -qq chromium; }
 
 ## Run the whole test suite (what CI runs), the real-browser tests included.
+## One BLAS/OpenMP thread per kernel: two test workers on two cores, no oversubscription.
 test: setup browser-deps
-	$(BIN)/python -m pytest -n 2 --dist loadgroup
+	OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 MKL_NUM_THREADS=1 \
+	  $(BIN)/python -m pytest -n 2 --dist loadgroup --durations=15
 
 ## Regenerate exercises/ and solutions/ from course/ (FORCE=1 re-executes every solution).
 build: setup
@@ -49,7 +51,7 @@ check-generated: setup
 	$(BIN)/python -m grader.instructor.build --check
 
 lint: setup
-	$(BIN)/ruff check grader tests
+	$(BIN)/ruff check grader tests benchmarks
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache .hypothesis test-artifacts

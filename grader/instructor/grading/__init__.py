@@ -1,0 +1,13 @@
+"""The instructor grading pipeline (`backprop-grade`, `backprop-selfgrade`); see docs/instructors.md.
+
+intake.py    any submission layout (nbgrader, folders, LMS zip) -> the course's submitted/
+autograde.py nbgrader in the main process: sanitise, then Autograde with injected outputs
+execute.py   the parallel step: one notebook in a sandboxed kernel (local pool or Dask)
+sandbox.py   bubblewrap + rlimits around the kernel
+tamper.py    static scan of student cells; the worker side of the in-kernel guard
+_kernel_guard.py  the integrity guard executed inside the kernel
+feedback.py  feedback pages without hidden tests
+report.py    grades.csv and the class report
+pipeline.py  the whole run (resume, progress, single gradebook writer)
+cli.py, selfgrade.py  the two commands
+"""
