@@ -206,6 +206,16 @@ def _execute_class():
             self.status, self.reason = status, reason
             self.events.append(f"cell {index}: {reason}")
 
+        def _abort(self, cell, index: int, status: str, ename: str, reason: str, rest: str) -> None:
+            """The kernel is gone: record why on this cell and mark every later cell not run."""
+            self._stop(status, reason, index)
+            cell.outputs.append(
+                nbformat.v4.new_output(
+                    "error", ename=ename, evalue=self.reason, traceback=[f"{ename}: {self.reason}"]
+                )
+            )
+            self._mark_not_run(index + 1, rest)
+
         def _mark_not_run(self, start: int, reason: str) -> None:
             for index in range(start, len(self.nb.cells)):
                 cell = self.nb.cells[index]
@@ -276,38 +286,26 @@ def _execute_class():
                     except DeadKernelError:
                         code = self._exit_code()
                         how = f" (exit status {code})" if code is not None else ""
-                        self._stop(
+                        self._abort(
+                            cell,
+                            index,
                             "kernel_died",
+                            "DeadKernelError",
                             f"the kernel died{how} while running this cell "
                             "(os._exit, a crash, or out of memory)",
-                            index,
+                            "the kernel died in an earlier cell",
                         )
-                        cell.outputs.append(
-                            nbformat.v4.new_output(
-                                "error",
-                                ename="DeadKernelError",
-                                evalue=self.reason,
-                                traceback=[f"DeadKernelError: {self.reason}"],
-                            )
-                        )
-                        self._mark_not_run(index + 1, "the kernel died in an earlier cell")
                         break
                     except CellTimeoutError:
-                        self._stop(
+                        self._abort(
+                            cell,
+                            index,
                             "unresponsive",
+                            "CellTimeoutError",
                             "the cell did not stop when interrupted "
                             "after its time limit; the kernel was killed",
-                            index,
+                            "the kernel was killed in an earlier cell",
                         )
-                        cell.outputs.append(
-                            nbformat.v4.new_output(
-                                "error",
-                                ename="CellTimeoutError",
-                                evalue=self.reason,
-                                traceback=[f"CellTimeoutError: {self.reason}"],
-                            )
-                        )
-                        self._mark_not_run(index + 1, "the kernel was killed in an earlier cell")
                         break
                 else:
                     if guard_on and student_ran:
@@ -407,7 +405,8 @@ def _tail(path: Path, n: int = 2000) -> str:
         return ""
 
 
-def _failed(job: dict, started: float, reason: str, sandbox_mode: str = "none") -> dict:
+def failed_result(job: dict, reason: str, sandbox_mode: str, host: str, seconds: float) -> dict:
+    """The result of a notebook that could not be executed at all (every graded cell scores 0)."""
     return {
         "key": job["key"],
         "notebook": None,
@@ -417,6 +416,12 @@ def _failed(job: dict, started: float, reason: str, sandbox_mode: str = "none") 
         "findings": [],
         "not_run": [],
         "sandbox": sandbox_mode,
-        "host": socket.gethostname(),
-        "seconds": round(time.monotonic() - started, 3),
+        "host": host,
+        "seconds": seconds,
     }
+
+
+def _failed(job: dict, started: float, reason: str, sandbox_mode: str = "none") -> dict:
+    return failed_result(
+        job, reason, sandbox_mode, socket.gethostname(), round(time.monotonic() - started, 3)
+    )

@@ -185,18 +185,10 @@ class DaskExecutor:
 
 
 def _crash(job: dict, reason: str) -> dict:
-    return {
-        "key": job["key"],
-        "notebook": None,
-        "status": "error",
-        "reason": reason,
-        "events": [reason],
-        "findings": [],
-        "not_run": [],
-        "sandbox": job["sandbox"]["mode"],
-        "host": "?",
-        "seconds": 0.0,
-    }
+    """A notebook whose worker died or failed before it could report (host unknown)."""
+    from grader.instructor.grading.execute import failed_result
+
+    return failed_result(job, reason, job["sandbox"]["mode"], host="?", seconds=0.0)
 
 
 # ---------------------------------------------------------------------- the run
