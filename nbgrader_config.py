@@ -21,3 +21,13 @@ c.IgnorePattern.pattern = r"[\s\S]"
 # Keep a runaway print loop from producing a multi-megabyte notebook.
 c.LimitOutput.max_lines = 1000
 c.LimitOutput.max_traceback = 100
+
+# Feedback never shows the hidden tests (nbgrader shows them by default, nbgrader #917): their
+# source is cleared, and tracebacks and outputs that quote a hidden line are scrubbed.
+# grader/instructor/grading/feedback.py; tested by tests/test_feedback.py.
+c.GenerateFeedback.preprocessors = [
+    "nbgrader.preprocessors.GetGrades",
+    "grader.instructor.grading.feedback.ScrubHiddenTests",
+    "grader.instructor.grading.feedback.ClearAllHiddenTests",
+    "nbconvert.preprocessors.CSSHTMLHeaderPreprocessor",
+]

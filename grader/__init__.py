@@ -1,5 +1,8 @@
 """backprop-course toolkit."""
 
+import sys as _sys
+
+from . import trusted as _trusted
 from .checks import CheckResult, check_close, check_gradient, check_layer
 from .errors import BadReturnValue, CheckFailed, ToolkitInputError
 from .hints import HINT_CODES, Hint, diagnose
@@ -9,6 +12,7 @@ from .numgrad import (
     grad_check_sparse,
     rel_error,
 )
+from .trusted import as_array, as_dict, as_float, as_items, verify_environment
 
 __all__ = [
     "HINT_CODES",
@@ -17,6 +21,10 @@ __all__ = [
     "CheckResult",
     "Hint",
     "ToolkitInputError",
+    "as_array",
+    "as_dict",
+    "as_float",
+    "as_items",
     "check_close",
     "check_gradient",
     "check_layer",
@@ -25,4 +33,9 @@ __all__ = [
     "eval_numerical_gradient_array",
     "grad_check_sparse",
     "rel_error",
+    "verify_environment",
 ]
+
+# From here on, rebinding numpy's, math's, the builtins' or the toolkit's functions is reported
+# by every check (grader.trusted.verify_environment).
+_trusted.seal(_sys.modules[__name__])

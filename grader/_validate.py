@@ -17,6 +17,7 @@ from typing import Any, TypeVar
 import numpy as np
 
 from .errors import CheckFailed, ToolkitInputError
+from .trusted import plain_ndarray, verify_environment
 
 _F = TypeVar("_F", bound=Callable[..., Any])
 _PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
@@ -58,6 +59,7 @@ def short_traceback(func: _F) -> _F:
     def grader_toolkit(*args: Any, **kwargs: Any) -> Any:
         __tracebackhide__ = True
         try:
+            verify_environment()
             return func(*args, **kwargs)
         except (CheckFailed, ToolkitInputError) as failure:
             if not _only_toolkit_frames(failure.__traceback__):
@@ -131,44 +133,13 @@ def describe(value: Any) -> str:
 
 
 def to_numpy(value: Any) -> np.ndarray | None:
-    """`value` as an ndarray without changing its dtype, or None when it is not array-like.
+    """`value` as a fresh plain ndarray with its real dtype, or None when it is not array-like.
 
-    Python ints and floats become 0-d float64 arrays; lists of numbers become arrays;
-    torch tensors are detached and copied to NumPy; tuples, None, strings... give None.
+    The toolkit's one trusted path (grader.trusted.plain_ndarray): array subclasses give their
+    buffer, Python numbers their base value, torch tensors a detached copy, lists of numbers an
+    array (Python ints as float64); tuples, None, strings, dicts... give None.
     """
-    if value is None or isinstance(value, tuple | str | bytes | dict):
-        return None
-    if isinstance(value, np.ndarray):
-        return value
-    if is_tensor(value):
-        try:
-            return value.detach().cpu().numpy()
-        except (RuntimeError, TypeError):
-            return None
-    if isinstance(value, np.generic):
-        return np.asarray(value)
-    if isinstance(value, bool):
-        return np.asarray(value)
-    if isinstance(value, Real):
-        return np.asarray(float(value), dtype=np.float64)
-    if isinstance(value, list):
-        try:
-            arr = np.asarray(value)
-        except (ValueError, TypeError):
-            return None
-        if arr.dtype.kind in "iu" and all(_plain_numbers(value)):
-            arr = arr.astype(np.float64)
-        return arr if arr.dtype.kind in "biufc" else None
-    return None
-
-
-def _plain_numbers(value: Any):
-    """Yield True/False for every leaf of a nested list: is it a Python int or float?"""
-    for item in value:
-        if isinstance(item, list):
-            yield from _plain_numbers(item)
-        else:
-            yield isinstance(item, int | float) and not isinstance(item, bool)
+    return plain_ndarray(value)
 
 
 def dtype_problem(arr: np.ndarray) -> str | None:

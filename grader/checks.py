@@ -39,6 +39,7 @@ from .numgrad import (
     numerical_gradient_array,
     rel_error,
 )
+from .trusted import plain_items
 
 __all__ = ["CheckResult", "check_close", "check_gradient", "check_layer"]
 
@@ -272,7 +273,7 @@ def _compare(
             return result, f"✓ {name}  relative error {err:.1e}"
     x, out = layer if layer is not None else (None, None)
     hint = diagnose(
-        actual,
+        arr if arr is not None else actual,
         expected,
         batch_size=batch_size,
         mask=mask,
@@ -408,9 +409,10 @@ def _run_forward(
     returned = forward(*args, *extra)
     if returned is None:
         raise BadReturnValue(f"{fname} returned None, expected (out, cache) — did you forget `return`?")
-    if not isinstance(returned, tuple | list) or len(returned) != 2:
+    items = plain_items(returned)
+    if items is None or len(items) != 2:
         raise BadReturnValue(f"{fname} must return (out, cache), but it returned {describe(returned)}.")
-    out, cache = returned
+    out, cache = items
     arr = to_numpy(out)
     if arr is None or arr.dtype.kind not in "biuf":
         raise BadReturnValue(
@@ -453,10 +455,11 @@ def _split_grads(returned: Any, bname: str, names: list[str]) -> list[Any]:
         raise BadReturnValue(
             f"{bname} returned None, expected {_arrays(n)}: ({wanted}) — did you forget `return`?"
         )
-    if isinstance(returned, tuple | list):
-        if len(returned) == n:
-            return list(returned)
-        raise BadReturnValue(f"{bname} returned {_arrays(len(returned))}, expected {n}: ({wanted})")
+    items = plain_items(returned)
+    if items is not None:
+        if len(items) == n:
+            return list(items)
+        raise BadReturnValue(f"{bname} returned {_arrays(len(items))}, expected {n}: ({wanted})")
     if n == 1:
         return [returned]
     raise BadReturnValue(f"{bname} returned {describe(returned)}, expected {n} arrays: ({wanted})")

@@ -61,14 +61,12 @@ def test_same_grades_as_sequential_nbgrader(tmp_path: Path, name: str) -> None:
     for student in subs:
         a, b = plain.autograded_notebook(student), ours.autograded_notebook(student)
         assert [_errors(c) for c in a.cells] == [_errors(c) for c in b.cells], student
-    # the feedback pages quote no line of the real hidden tests (nbgrader's own pages do)
+    # the feedback pages quote no line of the real hidden tests (plain nbgrader's neither:
+    # nbgrader_config.py configures the scrubbing; tests/test_feedback.py)
     from grader.instructor.grading.feedback import hidden_lines, leaks
 
     hidden = hidden_lines(ours.source_nb)
     assert hidden
-    made = plain.api.generate_feedback(name, "solution")
-    assert made["success"]
-    assert leaks((plain.root / "feedback" / "solution" / name / f"{name}.html").read_text(), hidden)
     for student in subs:
         page = ours.root / "feedback" / student / name / f"{name}.html"
         assert not leaks(page.read_text(), hidden), (student, leaks(page.read_text(), hidden)[:3])

@@ -1,0 +1,1 @@
+"""The lying-object corpus: submissions whose return values lie (see corpus.py)."""

@@ -1,0 +1,52 @@
+"""Grade the lying corpus of one lesson with plain nbgrader and print a score table.
+
+    python -m tests.liars.run 04_layers
+
+Every liar must score no more than the honest twin ("plain") on every graded cell.
+"""
+
+from __future__ import annotations
+
+import sys
+import tempfile
+from pathlib import Path
+
+from tests.liars.submissions import LIARS, MODES, lying_notebook
+from tests.nbgrader_harness import ScratchCourse, graded_cells
+
+
+def grade_corpus(name: str, root: Path) -> dict[str, dict[str, float]]:
+    """mode -> grade_id -> score, every mode autograded by nbgrader in a scratch course."""
+    course = ScratchCourse(root, name)
+    scores = {}
+    for mode in MODES:
+        student = f"liar_{mode}"
+        course.submit(student, lying_notebook(course.source_nb, course.release_nb, mode))
+        scores[mode] = {k: v.score for k, v in course.autograde(student).items()}
+    scores["points"] = graded_cells(course.source_nb)
+    return scores
+
+
+def gains(scores: dict[str, dict[str, float]]) -> list[str]:
+    """Every (liar, cell) that scored more than the plain twin."""
+    return [
+        f"{mode} {cell}: {scores[mode][cell]} > plain {scores['plain'][cell]}"
+        for mode in LIARS
+        for cell in scores["points"]
+        if scores[mode].get(cell, 0.0) > scores["plain"].get(cell, 0.0)
+    ]
+
+
+def main(name: str) -> int:
+    with tempfile.TemporaryDirectory() as tmp:
+        scores = grade_corpus(name, Path(tmp))
+    print(f"{'cell':44} {'points':>6} " + " ".join(f"{m:>9}" for m in MODES))
+    for cell, points in scores["points"].items():
+        print(f"{cell:44} {points:6g} " + " ".join(f"{scores[m].get(cell, 0):9g}" for m in MODES))
+    bad = gains(scores)
+    print("\n".join(["LIARS GAINED POINTS:", *bad]) if bad else "OK: no liar scored more than its twin")
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1]))

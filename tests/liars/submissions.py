@@ -1,0 +1,50 @@
+"""Lying submissions for a lesson: the instructor's solution, wrapped by tests/liars/corpus.py.
+
+Each solution cell keeps its source and ends with `liar_seal(globals(), [...])`, which wraps
+every function, class and value the cell defined; the first solution cell starts with the
+corpus itself. MODES are the liar families; "plain" is the honest twin (the same wrong data
+in honest containers): a liar must never score more than its twin on any cell.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+from tests.nbgrader_harness import fill_release, nbgrader_meta, solution_sources
+
+CORPUS = (Path(__file__).parent / "corpus.py").read_text(encoding="utf-8")
+LIARS = ("subclass", "duck")
+MODES = (*LIARS, "plain")
+
+
+def defined_names(source: str) -> list[str]:
+    """Top-level functions, classes and assigned names of a cell."""
+    names: list[str] = []
+    for node in ast.parse(source).body:
+        if isinstance(node, ast.FunctionDef | ast.ClassDef):
+            names.append(node.name)
+        elif isinstance(node, ast.Assign | ast.AnnAssign):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            for target in targets:
+                for sub in ast.walk(target):
+                    if isinstance(sub, ast.Name):
+                        names.append(sub.id)
+    return [n for n in dict.fromkeys(names) if not n.startswith("_")]
+
+
+def lying_answers(source_nb, mode: str) -> dict[str, str]:
+    """grade_id -> source of every solution cell, wrapped so that it lies in `mode`."""
+    solutions = solution_sources(source_nb)
+    order = [nbgrader_meta(c)["grade_id"] for c in source_nb.cells if nbgrader_meta(c).get("solution")]
+    answers = {}
+    for i, grade_id in enumerate(order):
+        source = solutions[grade_id]
+        seal = f"\nliar_seal(globals(), {defined_names(source)!r})\n"
+        prefix = CORPUS.replace('LIAR_MODE = "subclass"', f"LIAR_MODE = {mode!r}") + "\n" if i == 0 else ""
+        answers[grade_id] = prefix + source + seal
+    return answers
+
+
+def lying_notebook(source_nb, release_nb, mode: str):
+    return fill_release(release_nb, lying_answers(source_nb, mode))
