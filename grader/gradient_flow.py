@@ -42,6 +42,7 @@ from matplotlib.ticker import LogLocator, MaxNLocator, NullLocator
 
 from ._validate import describe, fmt_shape
 from .errors import CheckFailed
+from .trusted import plain_ndarray, verify_environment
 
 __all__ = [
     "ACTIVATION_NAMES",
@@ -769,8 +770,11 @@ def check_init_variance(
     """
     __tracebackhide__ = True
     want = fmt_shape((fan_in, fan_out))
-    if not isinstance(weights, np.ndarray) or weights.dtype.kind not in "iuf":
-        return _fail(name, f"got {describe(weights)}, expected a float64 array of shape {want}",
+    returned = weights
+    verify_environment()
+    weights = plain_ndarray(weights)  # the trusted path: plain data, whatever was returned
+    if weights is None or weights.dtype.kind not in "iuf":
+        return _fail(name, f"got {describe(returned)}, expected a float64 array of shape {want}",
                      "return the array (did you forget `return`?).")
     if weights.shape != (fan_in, fan_out):
         hint = ("it is transposed: the weights of a layer with fan_in inputs and fan_out outputs have "

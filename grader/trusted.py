@@ -180,6 +180,8 @@ def plain_items(value: Any) -> tuple[Any, ...] | None:
 def as_items(value: Any, what: str, count: int, names: Iterable[str] = ()) -> tuple[Any, ...]:
     """The `count` items of a tuple or list (read from its real storage), or BadReturnValue.
 
+    An ndarray whose first axis has `count` entries gives them (a plain copy, row by row).
+
     names — what the items are ("dx", "dw", "db"), for the message.
     """
     __tracebackhide__ = True
@@ -187,6 +189,10 @@ def as_items(value: Any, what: str, count: int, names: Iterable[str] = ()) -> tu
     labels = ", ".join(names)
     expected = f"{count} items ({labels})" if labels else f"{count} items"
     items = plain_items(value)
+    if items is None and _issubclass(_type(value), _ndarray):
+        stacked = plain_ndarray(value)  # (dx, dw, db) stacked into one array is fine too
+        if stacked is not None and stacked.ndim >= 1:
+            items = tuple(stacked[i] for i in range(stacked.shape[0]))
     if items is None:
         hint = " — did you forget `return`?" if value is None else ""
         raise BadReturnValue(f"{what} must be a tuple of {expected}, but it is {_describe(value)}{hint}.")

@@ -5,9 +5,15 @@ WRONG data (the right answer + 1) behind Python methods that all answer like the
 ndarray and float subclasses ("subclass"), objects with a lying __array__ / __float__ /
 __array_priority__, dict subclasses whose __getitem__ lies, Values whose grad is a property
 ("duck"). The honest twin ("plain") holds the same wrong data in honest containers. On every
-graded cell, through plain `nbgrader autograde` and through `backprop-grade`, a liar must score
-no more than its twin; before the trusted path (grader/trusted.py) the "subclass" liar scored
-9 of 11 points on 01_derivatives where its twin scores 1.
+graded cell a liar must score no more than its twin:
+
+- through `backprop-grade`, on the lesson as it is;
+- through plain `nbgrader autograde`, on the lesson's hidden tests alone (graded cells cut to
+  their hidden part): on the full notebook a liar already fails at a cell's first visible
+  check, and the hidden tests would never meet it.
+
+Before the trusted path (grader/trusted.py) the "subclass" liar scored 9 of 11 points on
+01_derivatives through plain nbgrader, where its twin scores 1.
 """
 
 from __future__ import annotations
@@ -18,43 +24,33 @@ import pytest
 
 from grader.instructor.build import assignments
 from grader.instructor.grading.pipeline import Options, grade
-from tests.liars.submissions import LIARS, MODES, lying_notebook
+from tests.liars.run import gains, grade_corpus
+from tests.liars.submissions import MODES, lying_notebook
 from tests.nbgrader_harness import ScratchCourse, graded_cells
 
 
-def _gradebook_scores(course: ScratchCourse, name: str, student: str) -> dict[str, float]:
+def _pipeline_scores(tmp_path: Path, name: str) -> dict[str, dict[str, float]]:
     from nbgrader.api import Gradebook
 
+    course = ScratchCourse(tmp_path / "backprop-grade", name)
+    for mode in MODES:
+        course.submit(f"liar_{mode}", lying_notebook(course.source_nb, course.release_nb, mode))
+    summary = grade(Options(course_dir=course.root, assignment=name, workers=2, progress=lambda _: None))
+    # Graded by the checks, not zeroed as tampering ("suspicious" only flags it for review).
+    assert not summary.failed and not [f for f in summary.flagged if "tamper" in f], summary
+    scores: dict[str, dict[str, float]] = {"points": graded_cells(course.source_nb)}
     with Gradebook(course.db_url) as gb:
-        sub = gb.find_submission_notebook(name, name, student)
-        return {g.name: float(g.score) for g in sub.grades}
+        for mode in MODES:
+            sub = gb.find_submission_notebook(name, name, f"liar_{mode}")
+            scores[mode] = {g.name: float(g.score) for g in sub.grades}
+    return scores
 
 
 @pytest.mark.parametrize("name", assignments())
 def test_liars_gain_nothing(tmp_path: Path, name: str) -> None:
-    plain = ScratchCourse(tmp_path / "nbgrader", name)
-    points = graded_cells(plain.source_nb)
-    notebooks = {mode: lying_notebook(plain.source_nb, plain.release_nb, mode) for mode in MODES}
-    nbgrader_scores = {}
-    for mode, nb in notebooks.items():
-        plain.submit(f"liar_{mode}", nb)
-        nbgrader_scores[mode] = {k: v.score for k, v in plain.autograde(f"liar_{mode}").items()}
-    twin = nbgrader_scores["plain"]
-    assert sum(twin.values()) < sum(points.values()), f"{name}: the twin's wrong data scored full marks"
-
-    ours = ScratchCourse(tmp_path / "backprop-grade", name)
-    for mode in LIARS:
-        ours.submit(f"liar_{mode}", notebooks[mode])
-    summary = grade(Options(course_dir=ours.root, assignment=name, workers=2, progress=lambda _: None))
-    # Graded by the checks, not zeroed as tampering ("suspicious" only flags it for review).
-    assert not summary.failed and not [f for f in summary.flagged if "tamper" in f], summary
-    pipeline_scores = {mode: _gradebook_scores(ours, name, f"liar_{mode}") for mode in LIARS}
-
-    gained = [
-        f"{grader} {mode} {cell}: {scores[mode][cell]:g} > twin {twin[cell]:g}"
-        for grader, scores in (("nbgrader", nbgrader_scores), ("backprop-grade", pipeline_scores))
-        for mode in LIARS
-        for cell in points
-        if scores[mode][cell] > twin[cell]
-    ]
-    assert not gained, f"{name}: lying objects earned points:\n" + "\n".join(gained)
+    hidden = grade_corpus(name, tmp_path / "nbgrader", hidden=True)
+    assert not gains(hidden), f"{name}, plain nbgrader, hidden tests alone:\n" + "\n".join(gains(hidden))
+    ours = _pipeline_scores(tmp_path, name)
+    assert not gains(ours), f"{name}, backprop-grade:\n" + "\n".join(gains(ours))
+    full = sum(ours["points"].values())
+    assert sum(ours["plain"].values()) < full, f"{name}: the twin's wrong data scored full marks"

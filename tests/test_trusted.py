@@ -146,3 +146,19 @@ class TestEnvironment:
         assert "the builtin `abs`" in str(failure.value)
         ok = {"__name__": "__main__", "as_float": as_float}
         exec(compile("total = 3\nas_float(abs(-1.0), 'x')\n", "<cell>", "exec"), ok)
+
+
+def test_items_of_a_stacked_array():
+    dx, dw, db = as_items(np.array([1.0, 2.0, 3.0]), "relu_neuron_backward's result", 3)
+    assert (dx, dw, db) == (1.0, 2.0, 3.0)
+    with pytest.raises(BadReturnValue, match="but it has 2 items"):
+        as_items(np.ones((2, 4)), "result", 3)
+
+
+def test_tuple_liar_of_the_corpus():
+    real = (REAL, 2.0)
+    liar = _liar("subclass", real)
+    out, loss = liar  # unpacking gives the right answers
+    assert out is REAL and loss == 2.0
+    out, loss = as_items(liar, "result", 2)
+    assert np.array_equal(as_array(out, "out"), REAL + 1) and as_float(loss, "loss") == 3.0

@@ -5,7 +5,8 @@
 # __array_function__, __float__, __array__, __getitem__, tolist...) answers as if it held the
 # right one. Only a reader that goes through the base types' own slots (grader.trusted) sees the
 # wrong data. LIAR_MODE picks the family:
-#   "subclass" — ndarray / float / dict / torch.Tensor subclasses, lying __getattribute__ on classes
+#   "subclass" — ndarray / float / dict / tuple / torch.Tensor subclasses, lying __getattribute__
+#                on classes
 #   "duck"     — objects that are not arrays or floats (lying __array__, __float__,
 #                __array_priority__), dict subclasses whose __getitem__ lies, Value-like classes
 #                whose data/grad are properties
@@ -231,6 +232,16 @@ class _DuckFloat(_DuckArray):
         raise TypeError("not an integer")
 
 
+class _LyingTuple(tuple):
+    """Storage: liars. Unpacking, indexing, iterating: the REAL items (the right answers)."""
+
+    def __getitem__(self, index):
+        return self._real[index]
+
+    def __iter__(self):
+        return iter(self._real)
+
+
 class _TwinArray(_np.ndarray):
     """Honest: holds the wrong data and says so."""
 
@@ -282,7 +293,7 @@ def _believable(real):
     return _lie(real)
 
 
-_SEEN = (_LyingArray, _LyingFloat, _DuckArray, _TwinArray, _TwinFloat, _LieDict)
+_SEEN = (_LyingArray, _LyingFloat, _DuckArray, _TwinArray, _TwinFloat, _LieDict, _LyingTuple)
 
 
 def _new_array(cls, real):
@@ -338,7 +349,12 @@ def _lie(value):
             return _DuckFloat(float(value))
         return _new_float(_LyingFloat if LIAR_MODE == "subclass" else _TwinFloat, value)
     if kind is tuple:
-        return tuple(_lie(v) for v in value)
+        items = tuple(_lie(v) for v in value)
+        if LIAR_MODE != "subclass":
+            return items
+        liar = _LyingTuple(items)
+        liar._real = value
+        return liar
     if kind is list:
         return [_lie(v) for v in value]
     if kind is dict:

@@ -1,6 +1,7 @@
 """Grade the lying corpus of one lesson with plain nbgrader and print a score table.
 
-    python -m tests.liars.run 04_layers
+    python -m tests.liars.run 04_layers            # the notebook as it is
+    python -m tests.liars.run 04_layers --hidden   # its hidden tests alone
 
 Every liar must score no more than the honest twin ("plain") on every graded cell.
 """
@@ -11,13 +12,14 @@ import sys
 import tempfile
 from pathlib import Path
 
-from tests.liars.submissions import LIARS, MODES, lying_notebook
-from tests.nbgrader_harness import ScratchCourse, graded_cells
+from tests.liars.submissions import LIARS, MODES, hidden_only_source, lying_notebook
+from tests.nbgrader_harness import REPO, ScratchCourse, graded_cells
 
 
-def grade_corpus(name: str, root: Path) -> dict[str, dict[str, float]]:
+def grade_corpus(name: str, root: Path, hidden: bool = False) -> dict[str, dict[str, float]]:
     """mode -> grade_id -> score, every mode autograded by nbgrader in a scratch course."""
-    course = ScratchCourse(root, name)
+    source = hidden_only_source(name, REPO, root / "hidden-only") if hidden else None
+    course = ScratchCourse(root / "course-root", name, source=source)
     scores = {}
     for mode in MODES:
         student = f"liar_{mode}"
@@ -37,9 +39,9 @@ def gains(scores: dict[str, dict[str, float]]) -> list[str]:
     ]
 
 
-def main(name: str) -> int:
+def main(name: str, hidden: bool) -> int:
     with tempfile.TemporaryDirectory() as tmp:
-        scores = grade_corpus(name, Path(tmp))
+        scores = grade_corpus(name, Path(tmp), hidden)
     print(f"{'cell':44} {'points':>6} " + " ".join(f"{m:>9}" for m in MODES))
     for cell, points in scores["points"].items():
         print(f"{cell:44} {points:6g} " + " ".join(f"{scores[m].get(cell, 0):9g}" for m in MODES))
@@ -49,4 +51,4 @@ def main(name: str) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1]))
+    sys.exit(main(sys.argv[1], "--hidden" in sys.argv[2:]))

@@ -9,7 +9,10 @@ in honest containers): a liar must never score more than its twin on any cell.
 from __future__ import annotations
 
 import ast
+import shutil
 from pathlib import Path
+
+import nbformat
 
 from tests.nbgrader_harness import fill_release, nbgrader_meta, solution_sources
 
@@ -48,3 +51,23 @@ def lying_answers(source_nb, mode: str) -> dict[str, str]:
 
 def lying_notebook(source_nb, release_nb, mode: str):
     return fill_release(release_nb, lying_answers(source_nb, mode))
+
+
+def hidden_only_source(name: str, repo: Path, target: Path) -> Path:
+    """A copy of course/<name> whose graded cells hold only their hidden tests (with markers).
+
+    A liar fails a graded cell at its first visible check, so on the real notebook the hidden
+    part of the cell never meets it; graded here, the hidden tests meet every liar themselves.
+    Graded cells without hidden tests are kept whole.
+    """
+    folder = target / name
+    shutil.copytree(repo / "course" / name, folder)
+    path = folder / f"{name}.ipynb"
+    nb = nbformat.read(path, as_version=4)
+    for cell in nb.cells:
+        if nbgrader_meta(cell).get("grade") and "### BEGIN HIDDEN TESTS" in cell.source:
+            start = cell.source.index("### BEGIN HIDDEN TESTS")
+            end = cell.source.index("### END HIDDEN TESTS") + len("### END HIDDEN TESTS")
+            cell.source = cell.source[start:end]
+    nbformat.write(nb, path)
+    return folder
