@@ -54,7 +54,68 @@ def _unwrap(value):
     return value
 
 
-class _LyingArray(_np.ndarray):
+class _Facade:
+    """Every conversion and printout answers with the REAL value (self._real)."""
+
+    def __array__(self, dtype=None, copy=None):
+        return _np.asarray(self._real, dtype=dtype)
+
+    def __float__(self):
+        return float(self._real)
+
+    def __int__(self):
+        return int(self._real)
+
+    def __bool__(self):
+        return bool(self._real)
+
+    def __abs__(self):
+        return abs(self._real)
+
+    def __neg__(self):
+        return -self._real
+
+    def __round__(self, *args):
+        return round(self._real, *args)
+
+    def __repr__(self):
+        return repr(self._real)
+
+    __str__ = __repr__
+
+    def __format__(self, spec):
+        return format(self._real, spec)
+
+
+class _Sequence(_Facade):
+    def __getitem__(self, index):
+        return self._real[index]
+
+    def __iter__(self):
+        return iter(self._real)
+
+    def __len__(self):
+        return len(self._real)
+
+
+def _delegating(name):
+    def method(self, *args):
+        return getattr(self._real, name)(*(_real_of(a) for a in args))
+
+    method.__name__ = name
+    return method
+
+
+_NUMBER_OPS = [
+    f"__{op}__"
+    for base in ("add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "matmul")
+    for op in (base, "r" + base)
+] + ["__eq__", "__ne__", "__lt__", "__le__", "__gt__", "__ge__"]
+
+
+class _LyingArray(_Sequence, _np.ndarray):
+    """An ndarray subclass: numpy's ufuncs and functions, and every method, see the REAL data."""
+
     __array_priority__ = 1e6
 
     def __array_finalize__(self, obj):
@@ -68,29 +129,6 @@ class _LyingArray(_np.ndarray):
 
     def __array_function__(self, func, types, args, kwargs):
         return func(*_unwrap(args), **_unwrap(kwargs))
-
-    def __array__(self, dtype=None, copy=None):
-        return _np.asarray(self._real, dtype=dtype)
-
-    def __getitem__(self, index):
-        return self._real[index]
-
-    def __iter__(self):
-        return iter(self._real)
-
-    def __float__(self):
-        return float(self._real)
-
-    def __bool__(self):
-        return bool(self._real)
-
-    def __repr__(self):
-        return repr(self._real)
-
-    __str__ = __repr__
-
-    def __format__(self, spec):
-        return format(self._real, spec)
 
     def tolist(self):
         return self._real.tolist()
@@ -112,104 +150,30 @@ class _LyingArray(_np.ndarray):
         return _lie(self._real.T)
 
 
-class _LyingFloat(float):
-    def __float__(self):
-        return float(self._real)
-
-    def __repr__(self):
-        return repr(self._real)
-
-    __str__ = __repr__
-
-    def __format__(self, spec):
-        return format(self._real, spec)
-
+class _LyingFloat(_Facade, float):
     def __hash__(self):
         return hash(self._real)
 
-    def __bool__(self):
-        return bool(self._real)
-
-    def __abs__(self):
-        return abs(self._real)
-
-    def __neg__(self):
-        return -self._real
-
-    def __round__(self, *args):
-        return round(self._real, *args)
-
-    def __int__(self):
-        return int(self._real)
-
-    def __array__(self, dtype=None, copy=None):
-        return _np.asarray(self._real, dtype=dtype)
-
-
-def _delegating(name):
-    def method(self, *args):
-        return getattr(self._real, name)(*(_real_of(a) for a in args))
-
-    method.__name__ = name
-    return method
-
-
-_NUMBER_OPS = [
-    f"__{op}__"
-    for base in ("add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "matmul")
-    for op in (base, "r" + base)
-] + ["__eq__", "__ne__", "__lt__", "__le__", "__gt__", "__ge__"]
 
 for _name in _NUMBER_OPS:
     if _name not in ("__matmul__", "__rmatmul__"):
         setattr(_LyingFloat, _name, _delegating(_name))
 
 
-class _DuckArray:
+class _DuckArray(_Sequence):
     """Not an ndarray: numpy defers to it (__array_ufunc__ = None), __array__ gives the REAL data."""
 
     __array_priority__ = 1e6
     __array_ufunc__ = None
+    __hash__ = None
 
     def __init__(self, real):
         self._real = real
-
-    def __array__(self, dtype=None, copy=None):
-        return _np.asarray(self._real, dtype=dtype)
 
     def __getattr__(self, name):
         if name == "_real":
             raise AttributeError(name)
         return getattr(self._real, name)
-
-    def __getitem__(self, index):
-        return self._real[index]
-
-    def __len__(self):
-        return len(self._real)
-
-    def __iter__(self):
-        return iter(self._real)
-
-    def __float__(self):
-        return float(self._real)
-
-    def __bool__(self):
-        return bool(self._real)
-
-    def __abs__(self):
-        return abs(self._real)
-
-    def __neg__(self):
-        return -self._real
-
-    def __repr__(self):
-        return repr(self._real)
-
-    def __format__(self, spec):
-        return format(self._real, spec)
-
-    __hash__ = None
 
 
 for _name in _NUMBER_OPS:
@@ -221,12 +185,6 @@ class _DuckFloat(_DuckArray):
 
     def __hash__(self):
         return hash(self._real)
-
-    def __round__(self, *args):
-        return round(self._real, *args)
-
-    def __int__(self):
-        return int(self._real)
 
     def __index__(self):
         raise TypeError("not an integer")
