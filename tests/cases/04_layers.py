@@ -194,4 +194,31 @@ def tanh_forward(x):
 '''},
         "must_fail": ["test_tanh_forward"],
     },
+    {
+        # Equivalent, not a mistake: both caches hold the input x and the slopes are recomputed
+        # from it (stably for the sigmoid, including where it saturates). Must keep full marks:
+        # the reference is PyTorch's autograd, which takes the slope from the output.
+        "name": "slopes recomputed from the cached input (equivalent)",
+        "cells": {
+            "sigmoid_forward": '''\
+def sigmoid_forward(x):
+    z = np.exp(-np.abs(x))
+    return np.where(x >= 0, 1 / (1 + z), z / (1 + z)), x
+''',
+            "sigmoid_backward": '''\
+def sigmoid_backward(dout, cache):
+    z = np.exp(-np.abs(cache))
+    return dout * z / (1 + z) ** 2
+''',
+            "tanh_forward": '''\
+def tanh_forward(x):
+    return np.tanh(x), x
+''',
+            "tanh_backward": '''\
+def tanh_backward(dout, cache):
+    return dout / np.cosh(np.clip(cache, -350, 350)) ** 2
+''',
+        },
+        "must_fail": [],
+    },
 ]
