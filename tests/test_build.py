@@ -88,3 +88,30 @@ def test_kernel_paths_are_normalised() -> None:
     nb.cells[0].outputs = [_stream("stderr", "/tmp/ipykernel_1234/567.py:1: UserWarning: hi\n")]
     build._normalise_kernel_paths(nb)
     assert nb.cells[0].outputs[0]["text"] == "<cell>:1: UserWarning: hi\n"
+
+
+def test_a_lesson_helper_is_an_input_of_the_lessons_that_import_it_only(tmp_path) -> None:
+    import shutil
+
+    from grader.instructor.build import REPO, assignments, inputs_hash, lesson_modules
+
+    root = tmp_path / "repo"
+    shutil.copytree(REPO / "course", root / "course")
+    shutil.copytree(REPO / "grader", root / "grader", ignore=shutil.ignore_patterns("__pycache__"))
+    names = assignments(root)
+    before = {n: inputs_hash(n, root) for n in names}
+    assert lesson_modules("07_gradient_flow", root) == ["datasets", "gradient_flow"]
+
+    helper = root / "grader" / "lessons" / "gradient_flow.py"
+    helper.write_text(helper.read_text() + "\n# edited\n")
+    changed = {n for n in names if inputs_hash(n, root) != before[n]}
+    assert changed == {"07_gradient_flow"}
+
+    toolkit = root / "grader" / "checks.py"
+    toolkit.write_text(toolkit.read_text() + "\n# edited\n")
+    assert all(inputs_hash(n, root) != before[n] for n in names), "the toolkit is an input of every lesson"
+
+    instructor = root / "grader" / "instructor" / "build.py"
+    after_toolkit = {n: inputs_hash(n, root) for n in names}
+    instructor.write_text(instructor.read_text() + "\n# edited\n")
+    assert {n: inputs_hash(n, root) for n in names} == after_toolkit, "instructor tools are no input"

@@ -1,10 +1,10 @@
-"""grader.datasets: the spiral generator used by the lessons that train a classifier."""
+"""grader.lessons.datasets: the spiral generator used by the lessons that train a classifier."""
 
 import numpy as np
 import pytest
 
-from grader.datasets import SPIRAL_TURN, make_spiral
 from grader.errors import ToolkitInputError
+from grader.lessons.datasets import SPIRAL_TURN, make_spiral
 
 
 def test_shapes_dtypes_and_labels() -> None:

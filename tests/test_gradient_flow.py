@@ -1,4 +1,4 @@
-"""grader.gradient_flow: lesson 07's interactive views and its initialiser check.
+"""grader.lessons.gradient_flow: lesson 07's interactive views and its initialiser check.
 
 The views call functions the student writes; the correct versions below exist only here, in
 the tests (grader/ must not contain reference solutions).
@@ -16,7 +16,7 @@ from nbclient import NotebookClient
 matplotlib.use("Agg")
 
 from grader.errors import CheckFailed  # noqa: E402
-from grader.gradient_flow import (  # noqa: E402
+from grader.lessons.gradient_flow import (  # noqa: E402
     DeadReluTrainer,
     GradientFlowExplorer,
     LiveFigure,
@@ -273,7 +273,7 @@ def test_in_a_kernel_the_picture_is_a_plain_output_and_a_control_updates_it():
     setup = textwrap.dedent(
         """
         import numpy as np
-        from grader.gradient_flow import SaturationExplorer
+        from grader.lessons.gradient_flow import SaturationExplorer
 
         def sigmoid(z):
             return 0.5 * (1.0 + np.tanh(0.5 * z))

@@ -1,4 +1,4 @@
-"""grader.live_plot: sliders that redraw a plot, with a static picture for kernel-less views."""
+"""grader.lessons.live_plot: sliders that redraw a plot, with a static picture for kernel-less views."""
 
 import base64
 import textwrap
@@ -14,7 +14,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
 
-from grader.live_plot import SliderPlot, figure_png  # noqa: E402
+from grader.lessons.live_plot import SliderPlot, figure_png  # noqa: E402
 
 PNG = b"\x89PNG\r\n\x1a\n"
 
@@ -73,7 +73,7 @@ def test_in_a_kernel_the_default_plot_is_a_plain_output_and_sliders_redraw():
         """
         import ipywidgets as widgets
         from matplotlib.figure import Figure
-        from grader.live_plot import SliderPlot
+        from grader.lessons.live_plot import SliderPlot
 
         def draw(a, n):
             fig = Figure(figsize=(2, 2))

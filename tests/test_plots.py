@@ -1,4 +1,4 @@
-"""grader.plots: decision regions and loss curves (matplotlib Agg, no display)."""
+"""grader.lessons.plots: decision regions and loss curves (matplotlib Agg, no display)."""
 
 import matplotlib
 import numpy as np
@@ -8,9 +8,9 @@ matplotlib.use("Agg")
 
 import matplotlib.pyplot as plt  # noqa: E402
 
-from grader.datasets import make_spiral  # noqa: E402
 from grader.errors import ToolkitInputError  # noqa: E402
-from grader.plots import CLASS_COLOURS, plot_decision_regions, plot_loss  # noqa: E402
+from grader.lessons.datasets import make_spiral  # noqa: E402
+from grader.lessons.plots import CLASS_COLOURS, plot_decision_regions, plot_loss  # noqa: E402
 
 
 @pytest.fixture(autouse=True)

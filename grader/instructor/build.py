@@ -6,8 +6,9 @@
     python -m grader.instructor.build --check    # exit 1 if anything committed is stale
 
 Exercises are regenerated every time (cheap, byte-for-byte deterministic). A solution is
-re-executed only when its inputs changed: the assignment folder in `course/` or the
-lesson modules of `grader/` (everything but `grader/instructor/`). Its stamp
+re-executed only when its inputs changed: the assignment folder in `course/`, the toolkit
+(`grader/` but for `lessons/` and `instructor/`), or a lesson module it imports
+(`grader/lessons/`). Its stamp
 (`metadata.backprop_course`) records the hash of those inputs and of the outputs, so
 a stale or hand-edited solution is detected without executing anything.
 """
@@ -74,15 +75,36 @@ def _hash_tree(h: hashlib._Hash, folder: Path, label: str) -> None:
         h.update(b"\0")
 
 
+def lesson_modules(name: str, root: Path = REPO) -> list[str]:
+    """The `grader.lessons` modules a lesson's notebook imports, and the ones they import."""
+    notebook = (root / "course" / name / f"{name}.ipynb").read_text(encoding="utf-8")
+    found: set[str] = set()
+    todo = re.findall(r"grader\.lessons\.(\w+)", notebook)
+    while todo:
+        module = todo.pop()
+        path = root / "grader" / "lessons" / f"{module}.py"
+        if module in found or not path.is_file():
+            continue
+        found.add(module)
+        text = path.read_text(encoding="utf-8")
+        todo += re.findall(r"^\s*from \.(\w+) import", text, flags=re.M)
+        todo += re.findall(r"grader\.lessons\.(\w+)", text)
+    return sorted(found)
+
+
 def inputs_hash(name: str, root: Path = REPO) -> str:
-    """Hash of everything a solution's outputs depend on."""
+    """Hash of everything a solution's outputs depend on: the lesson's folder in `course/`, the
+    toolkit (`grader/` but for `lessons/` and `instructor/`) and the lesson modules it imports.
+    Editing lesson 07's helper re-executes lesson 07, not the other lessons."""
     h = hashlib.sha256()
     _hash_tree(h, root / "course" / name, "course")
+    helpers = {f"lessons/{m}.py" for m in lesson_modules(name, root)} | {"lessons/__init__.py"}
     for path in sorted((root / "grader").rglob("*.py")):
         rel = path.relative_to(root / "grader")
-        if rel.parts[0] != "instructor":
-            h.update(f"grader/{rel.as_posix()}\0".encode())
-            h.update(path.read_bytes())
+        if rel.parts[0] == "instructor" or (rel.parts[0] == "lessons" and rel.as_posix() not in helpers):
+            continue
+        h.update(f"grader/{rel.as_posix()}\0".encode())
+        h.update(path.read_bytes())
     return h.hexdigest()
 
 

@@ -104,7 +104,7 @@ PROBE = """\
 import os, socket
 _probe = {{}}
 for _label, _path in [("gradebook", {gradebook!r}), ("source", {source!r}), ("submitted", {submitted!r}),
-                      ("shadow", "/etc/shadow")]:
+                      ("shadow", "/etc/shadow"), ("instructor", {instructor!r}), ("toolkit", {toolkit!r})]:
     try:
         os.listdir(_path) if os.path.isdir(_path) else open(_path, "rb").read(16)
         _probe[_label] = "READ"
@@ -147,6 +147,8 @@ def graded(tmp_path_factory):
         course=str(course.root),
         other=str(course.root / "submitted" / "honest" / ASSIGNMENT / "part1.ipynb"),
         port=port,
+        instructor=str(sandbox.GRADER_DIR / "instructor" / "build.py"),
+        toolkit=str(sandbox.GRADER_DIR / "trusted.py"),
     )
     course.submit(inbox, "prober", {"part1": course.honest("part1", probe), "part2": course.honest("part2")})
     # what must not change: everything but the results of the graded submissions
@@ -225,8 +227,9 @@ def test_the_sandbox_keeps_student_code_in(graded):
     text = "".join(o.get("text", "") for c in nb.cells for o in c.get("outputs", []))
     line = next(ln for ln in text.splitlines() if ln.startswith("PROBE "))
     probe = ast.literal_eval(line[len("PROBE ") :])
-    for key in ("gradebook", "source", "submitted", "shadow"):
+    for key in ("gradebook", "source", "submitted", "shadow", "instructor"):
         assert probe[key] != "READ", probe
+    assert probe["toolkit"] == "READ", probe  # the kernel imports the toolkit, not the instructor's tools
     assert probe["write_course"] != "DONE" and probe["delete_other"] != "DONE", probe
     assert probe["host_port"] != "CONNECTED" and probe["interfaces"] == ["lo"], probe
     if os.geteuid() == 0:

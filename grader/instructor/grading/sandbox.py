@@ -186,6 +186,10 @@ def _bwrap_args(scratch: Path, workdir: Path, spec: SandboxSpec, probe_only: boo
         args += _parents(ro + [str(scratch)])
         for path in ro:
             args += ["--ro-bind", path, path]
+        # The kernel imports the toolkit and the lesson helpers, never the instructor's tools
+        # (build, grading: they know where the gradebook and the hidden tests are).
+        instructor = str(GRADER_DIR / "instructor")
+        args += ["--tmpfs", instructor, "--remount-ro", instructor]
         args += ["--bind", str(scratch), str(scratch), "--chdir", str(workdir)]
     if os.geteuid() != 0 or spec.uid is None:
         # Not root: an unprivileged user namespace; the kernel keeps the instructor's uid

@@ -12,7 +12,7 @@ from numbers import Integral, Real
 
 import numpy as np
 
-from .errors import ToolkitInputError
+from ..errors import ToolkitInputError
 
 __all__ = ["make_spiral"]
 

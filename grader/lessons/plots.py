@@ -13,8 +13,8 @@ import numpy as np
 from matplotlib.axes import Axes
 from matplotlib.colors import ListedColormap, to_rgb
 
-from ._validate import describe, fmt_shape, to_numpy
-from .errors import ToolkitInputError
+from .._validate import describe, fmt_shape, to_numpy
+from ..errors import ToolkitInputError
 
 __all__ = ["CLASS_COLOURS", "plot_decision_regions", "plot_loss"]
 

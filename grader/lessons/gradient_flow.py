@@ -40,9 +40,9 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from matplotlib.ticker import LogLocator, MaxNLocator, NullLocator
 
-from ._validate import describe, fmt_shape
-from .errors import CheckFailed
-from .trusted import plain_ndarray, verify_environment
+from .._validate import describe, fmt_shape
+from ..errors import CheckFailed
+from ..trusted import plain_ndarray, verify_environment
 
 __all__ = [
     "ACTIVATION_NAMES",
@@ -562,7 +562,7 @@ class DeadReluTrainer(LiveFigure):
     """Train a ReLU network with plain gradient descent and watch its units die.
 
     Network: 2 inputs → `hidden` ReLU units → 3 classes, softmax cross-entropy on the spiral
-    data (grader.datasets.make_spiral, 100 points per class), weights from the student's
+    data (grader.lessons.datasets.make_spiral, 100 points per class), weights from the student's
     he_init, zero biases, full-batch gradient descent for `steps` steps. Gradients come from
     PyTorch autograd (float64). After every step the student's dead_fraction measures the share
     of hidden units whose pre-activation is not positive for any of the 300 points. A run at a
