@@ -39,6 +39,7 @@ from .numgrad import (
     numerical_gradient_array,
     rel_error,
 )
+from .report_lines import fail_line, hint_line, pass_line, summary_hint
 from .trusted import plain_items
 
 __all__ = ["CheckResult", "check_close", "check_gradient", "check_layer"]
@@ -270,7 +271,7 @@ def _compare(
             status = f"dtype {arr.dtype}, needs float64 ({status})"
         elif err < tol:
             result = CheckResult(name, True, err, None)
-            return result, f"✓ {name}  relative error {err:.1e}"
+            return result, pass_line(name, f"relative error {err:.1e}")
     x, out = layer if layer is not None else (None, None)
     hint = diagnose(
         arr if arr is not None else actual,
@@ -283,7 +284,7 @@ def _compare(
         layer_output=out,
         kind=kind,
     )
-    return CheckResult(name, False, err, hint), f"✗ {name}  {status}"
+    return CheckResult(name, False, err, hint), fail_line(name, status)
 
 
 def _report(rows: list[tuple[CheckResult, str]], problems: Sequence[str] = (), who: str = "") -> None:
@@ -292,7 +293,7 @@ def _report(rows: list[tuple[CheckResult, str]], problems: Sequence[str] = (), w
     for result, line in rows:
         print(line)
         if result.hint is not None:
-            print(f"    Hint: {result.hint.message}  [{result.hint.code}]")
+            print(hint_line(result.hint.message, result.hint.code))
     for problem in problems:
         print(f"✗ {problem}")
     if all(r.passed for r, _ in rows) and not problems:
@@ -306,7 +307,7 @@ def _summary(rows: list[tuple[CheckResult, str]], problems: Sequence[str], who: 
     for result, line in rows:
         if result.passed:
             continue
-        hint = f" — {result.hint.message} [{result.hint.code}]" if result.hint else ""
+        hint = summary_hint(result.hint.message, result.hint.code) if result.hint else ""
         parts.append(line.removeprefix("✗ ").replace("  ", " ", 1) + hint)
     parts += list(problems)
     prefix = f"{who}: " if who and len(parts) > len(problems) else ""

@@ -22,7 +22,8 @@ from pathlib import Path
 
 import nbformat
 
-_HINT = re.compile(r"Hint: (?P<msg>.+?)(?:\s+\[(?P<code>[a-z0-9][a-z0-9-]*)\])?\s*$")
+from grader.report_lines import hints_in_text
+
 _ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
 
 
@@ -46,26 +47,13 @@ class ClassData:
 
 
 def hints_in(cell) -> list[tuple[str, str]]:
-    """(code or "", message) of every `Hint:` line in a cell's outputs."""
+    """(code or "", message) of every `Hint:` line in a cell's outputs (grader.report_lines)."""
     found = []
     for out in cell.get("outputs", []):
-        texts = []
         if out.get("output_type") == "stream":
-            texts.append(out.get("text", ""))
+            found += hints_in_text(_ANSI.sub("", out.get("text", "")))
         elif out.get("output_type") == "error":
-            texts.append(str(out.get("evalue", "")))
-        for text in texts:
-            for line in _ANSI.sub("", text).splitlines():
-                line = line.strip()
-                idx = line.find("Hint: ")
-                if idx < 0:
-                    # CheckFailed messages carry "... — message [code]"
-                    for m in re.finditer(r"— (?P<msg>[^;]+?) \[(?P<code>[a-z0-9-]+)\]", line):
-                        found.append((m.group("code"), m.group("msg")))
-                    continue
-                m = _HINT.match(line[idx:])
-                if m:
-                    found.append((m.group("code") or "", m.group("msg")))
+            found += hints_in_text(_ANSI.sub("", str(out.get("evalue", ""))))
     return found
 
 
