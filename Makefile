@@ -11,7 +11,7 @@ INSTALLED := $(VENV)/.installed
 ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root,)
 PORT      ?= 8888
 
-.PHONY: setup browser-deps lab test build check-generated lint clean
+.PHONY: setup browser-deps lab test test-fast build check-generated lint clean
 
 setup: $(INSTALLED)
 
@@ -41,6 +41,11 @@ browser-deps:
 test: setup browser-deps
 	OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 MKL_NUM_THREADS=1 \
 	  $(BIN)/python -m pytest -n 2 --dist loadgroup --durations=15
+
+## The toolkit's, the helpers' and the build's unit tests only (no kernels, no browser): under a minute.
+test-fast: setup
+	OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 MKL_NUM_THREADS=1 \
+	  $(BIN)/python -m pytest -n 2 -m "not slow and not browser"
 
 ## Regenerate exercises/ and solutions/ from course/ (FORCE=1 re-executes every solution).
 build: setup

@@ -14,9 +14,13 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from grader.instructor.grading.feedback import hidden_lines, leaks
 from tests.liars.submissions import lying_notebook
 from tests.nbgrader_harness import ScratchCourse, fill_release, load_cases, solution_sources
+
+pytestmark = pytest.mark.slow
 
 NAME = "04_layers"
 

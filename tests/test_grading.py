@@ -22,6 +22,8 @@ from tests.nbgrader_harness import (
     solution_sources,
 )
 
+pytestmark = pytest.mark.slow
+
 NAMES = assignments()
 
 
@@ -33,11 +35,15 @@ def _cases(name: str) -> list[tuple[str, str]]:
     return ids
 
 
+#: Cases of one assignment share a scratch course per test process; in chunks of this many they
+#: spread over the xdist workers (one group per chunk) instead of queueing on one.
+CHUNK = 6
+
 PARAMS = [
     pytest.param(name, kind, label, id=f"{name}-{kind}-{label}" if label else f"{name}-{kind}",
-                 marks=pytest.mark.xdist_group(name))
+                 marks=pytest.mark.xdist_group(f"{name}-{i // CHUNK}"))
     for name in NAMES
-    for kind, label in _cases(name)
+    for i, (kind, label) in enumerate(_cases(name))
 ]
 
 

@@ -28,6 +28,8 @@ from tests.liars.run import gains, grade_corpus
 from tests.liars.submissions import MODES, lying_notebook
 from tests.nbgrader_harness import ScratchCourse, graded_cells
 
+pytestmark = pytest.mark.slow
+
 
 def _pipeline_scores(tmp_path: Path, name: str) -> dict[str, dict[str, float]]:
     from nbgrader.api import Gradebook

@@ -8,6 +8,8 @@ import pytest
 
 from tests.nbgrader_harness import ScratchCourse, fill_release
 
+pytestmark = pytest.mark.slow
+
 NAME = "00_settings"
 
 SOLUTION = "def double(x):\n    ### BEGIN SOLUTION\n    return 2 * x\n    ### END SOLUTION"

@@ -1,15 +1,7 @@
 """The real-browser suite: JupyterLab in headless Chromium (see test_widgets_in_browser.py)."""
 
 
-def pytest_configure(config):
-    config.addinivalue_line(
-        "markers",
-        "browser: runs JupyterLab in a real headless Chromium (needs Debian's chromium; "
-        "deselect with -m 'not browser')",
-    )
-
-
-import pytest  # noqa: E402
+import pytest
 
 
 @pytest.hookimpl(hookwrapper=True)

@@ -6,3 +6,4 @@ def pytest_collection_modifyitems(config, items):
     for item in items:
         if "grading_pipeline" in str(item.fspath):
             item.add_marker(pytest.mark.xdist_group("grading_pipeline"))
+            item.add_marker(pytest.mark.slow)
