@@ -25,6 +25,7 @@ from grader.lessons.gradient_flow import (  # noqa: E402
     call_student,
     check_init_variance,
 )
+from grader.report_lines import hints_in_text  # noqa: E402
 
 PNG = b"\x89PNG\r\n\x1a\n"
 
@@ -181,23 +182,23 @@ def test_explorer_scale_slider_is_enabled_only_for_the_normal_init():
 
 def test_moving_a_control_redraws_the_displayed_picture():
     ex = explorer()
-    ex._handle = FakeHandle()
+    ex.area.handle = FakeHandle()
     assert all(c.continuous_update is False for c in ex.controls.values() if hasattr(c, "continuous_update"))
     before = ex.numbers.value
     ex.controls["depth"].value = 21
-    assert ex.updates == 1 and len(ex._handle.images) == 1
-    assert ex._handle.images[0].startswith(PNG)
+    assert ex.updates == 1 and len(ex.area.handle.images) == 1
+    assert ex.area.handle.images[0].startswith(PNG)
     assert ex.numbers.value != before and "updated in" in ex.numbers.value
     assert "‖dW<sub>21</sub>‖" in ex.numbers.value
 
 
 def test_time_updates_leaves_the_display_alone():
     ex = explorer()
-    ex._handle = FakeHandle()
+    ex.area.handle = FakeHandle()
     times = ex.time_updates([{"depth": 5}, {"depth": 10, "residual": True}])
     assert set(times) == {"cpu_ms", "wall_ms"} and len(times["cpu_ms"]) == 2
     assert all(t > 0 for t in times["wall_ms"])
-    assert ex._handle.images == [] and ex.controls["depth"].value == 20
+    assert ex.area.handle.images == [] and ex.controls["depth"].value == 20
 
 
 def test_every_view_is_fast_enough_on_one_cpu():
@@ -308,7 +309,7 @@ def test_check_init_variance_accepts_any_distribution_with_the_right_variance(ca
     off = check_init_variance("uniform(400, 100)", rng.uniform(-limit, limit, (400, 100)), 400, 100,
                               2 / 500, "2/(fan_in + fan_out)")
     assert off < 0.05
-    assert capsys.readouterr().out.startswith("✓ uniform(400, 100): variance")
+    assert capsys.readouterr().out.startswith("✓ uniform(400, 100)  variance")
 
 
 @pytest.mark.parametrize(
@@ -324,10 +325,14 @@ def test_check_init_variance_accepts_any_distribution_with_the_right_variance(ca
 )
 def test_check_init_variance_names_the_formula_a_wrong_sample_matches(std, formula, expected, hint, capsys):
     weights = np.random.default_rng(1).normal(0.0, std, size=(400, 100))
-    with pytest.raises(CheckFailed, match="needs < 5%"):
+    with pytest.raises(CheckFailed, match="needs < 5%") as failed:
         check_init_variance("init(400, 100)", weights, 400, 100, expected, formula)
     out = capsys.readouterr().out
-    assert out.startswith("✗ init(400, 100): variance") and hint in out and "[init-variance]" in out
+    assert out.startswith("✗ init(400, 100)  variance") and hint in out
+    # The printed hint line and the CheckFailed message both carry the hint, as every check's do.
+    (printed,) = hints_in_text(out)
+    assert printed[0] == "init-variance" and hint in printed[1]
+    assert hints_in_text(str(failed.value)) == [printed]
 
 
 @pytest.mark.parametrize(

@@ -65,9 +65,15 @@ def test_grid_covers_the_data_and_points_are_drawn() -> None:
     np.testing.assert_allclose(colours, expected)
 
 
-def test_nan_scores_do_not_crash() -> None:
+def test_nan_scores_still_draw_the_data_over_one_region() -> None:
+    """A diverged network's NaN scores: argmax picks class 0 everywhere; the points are still drawn."""
     X, y = make_spiral(10, 3, seed=0)
-    plot_decision_regions(lambda P: np.full((len(P), 3), np.nan), X, y, resolution=10)
+    ax = plot_decision_regions(lambda P: np.full((len(P), 3), np.nan), X, y, resolution=10)
+    np.testing.assert_allclose(ax.collections[-1].get_offsets(), X)
+    class_zero = plot_decision_regions(lambda P: np.zeros(len(P), dtype=np.int64), X, y, resolution=10)
+    np.testing.assert_array_equal(_pixels(ax), _pixels(class_zero))
+    by_angle = plot_decision_regions(_by_angle, X, y, resolution=10)
+    assert not np.array_equal(_pixels(ax), _pixels(by_angle))
 
 
 @pytest.mark.parametrize(
@@ -108,8 +114,10 @@ def test_plot_loss_draws_the_history() -> None:
 
 def test_plot_loss_on_given_axes_with_nan() -> None:
     fig, ax = plt.subplots()
-    out = plot_loss(np.array([1.0, np.nan, np.inf, 0.5]), ax=ax)
+    history = np.array([1.0, np.nan, np.inf, 0.5])
+    out = plot_loss(history, ax=ax)
     assert out is ax and len(ax.get_lines()) == 1
+    np.testing.assert_array_equal(ax.get_lines()[0].get_ydata(), history)  # NaN and inf kept, not dropped
     assert ax.get_legend() is None
 
 

@@ -260,12 +260,34 @@ def draw_graph(
             f"picture. Draw a smaller expression, or pass max_nodes={len(nodes)}."
         )
     grid = layout(nodes, edges)
-    table = _name_table(names)
-    ncols = 1 + max(c for c, _ in grid.values())
-    nrows = max(sum(1 for c, _ in grid.values() if c == col) for col in range(ncols))
-
     pos = {key: (col * _COL_SPACING, r * _ROW_SPACING) for key, (col, r) in grid.items()}
     routes = _route_long_edges(edges, grid, pos)
+    owns = ax is None
+    ax, fontsize = _prepare_axes(ax, _extent(grid, routes, title), title)
+
+    table = _name_table(names)
+    has_parents = {id(c) for _, c in edges}
+    step = {id(n): i + 1 for i, n in enumerate(reversed(nodes))}
+    op_centre = {}
+    for node in nodes:
+        key = id(node)
+        colour = _ROOT_COLOUR if node is root else (_INNER_COLOUR if key in has_parents else _LEAF_COLOUR)
+        name = table.get(key) or str(getattr(node, "label", "") or "")
+        lines = ([name] if name else []) + [
+            f"data {_fmt(getattr(node, 'data', '?'), fmt)}",
+            f"grad {_fmt(getattr(node, 'grad', '?'), fmt)}",
+        ]
+        _draw_box(ax, pos[key], colour, lines, f"#{step[key]}" if show_order else None, fontsize)
+        if key in has_parents:
+            op_centre[key] = _draw_operation(ax, pos[key], str(getattr(node, "_op", "") or ""), fontsize)
+    _draw_edges(ax, edges, pos, op_centre, routes)
+    return GraphDrawing(fig=ax.figure, ax=ax, nodes=nodes, edges=edges, positions=pos, owns_figure=owns)
+
+
+def _extent(grid: dict, routes: dict, title: str | None) -> tuple[float, float, float, float]:
+    """(xmin, xmax, ybottom, ytop) of the drawing, in data units: every box, lane and the title."""
+    ncols = 1 + max(c for c, _ in grid.values())
+    nrows = max(sum(1 for c, _ in grid.values() if c == col) for col in range(ncols))
     xmin = -_BOX_W / 2 - _OP_GAP - _OP_R - 0.3
     xmax = (ncols - 1) * _COL_SPACING + _BOX_W / 2 + 0.3
     ytop = (nrows - 1) / 2 * _ROW_SPACING + _BOX_H / 2 + 0.3
@@ -274,9 +296,13 @@ def draw_graph(
     ybottom = min([-ytop] + [lane - 0.3 for lane in lanes])
     if title:
         ytop += 0.6
+    return xmin, xmax, ybottom, ytop
 
-    owns = ax is None
-    if owns:
+
+def _prepare_axes(ax, extent: tuple[float, float, float, float], title: str | None) -> tuple[object, float]:
+    """(axes, font size) set up for `extent`; a new Figure sized to it when `ax` is None."""
+    xmin, xmax, ybottom, ytop = extent
+    if ax is None:
         scale = min(1.0, 18 / ((xmax - xmin) * _INCH_PER_UNIT))
         scale = min(scale, 14 / ((ytop - ybottom) * _INCH_PER_UNIT))
         fig = Figure(
@@ -288,7 +314,6 @@ def draw_graph(
         ax = fig.add_axes((0, 0, 1, 1))
         fontsize = max(5.0, 9.0 * scale)
     else:
-        fig = ax.figure
         fontsize = 8.0
     ax.set_xlim(xmin, xmax)
     ax.set_ylim(ybottom, ytop)
@@ -296,73 +321,62 @@ def draw_graph(
     ax.axis("off")
     if title:
         ax.text((xmin + xmax) / 2, ytop - 0.3, title, ha="center", va="center", fontsize=fontsize * 1.2)
+    return ax, fontsize
 
-    has_parents = {id(c) for _, c in edges}
-    step = {id(n): i + 1 for i, n in enumerate(reversed(nodes))}
-    op_centre = {}
-    for node in nodes:
-        key = id(node)
-        x, y = pos[key]
-        colour = _ROOT_COLOUR if node is root else (_INNER_COLOUR if key in has_parents else _LEAF_COLOUR)
-        ax.add_patch(
-            FancyBboxPatch(
-                (x - _BOX_W / 2, y - _BOX_H / 2),
-                _BOX_W,
-                _BOX_H,
-                boxstyle="round,pad=0,rounding_size=0.12",
-                facecolor=colour,
-                edgecolor="#555555",
-                linewidth=0.8,
-                zorder=2,
-            )
+
+def _draw_box(ax, centre: tuple[float, float], colour: str, lines: list[str], order: str | None,
+              fontsize: float) -> None:
+    """One value's box with its text `lines`; `order` (e.g. "#3") in its top right corner."""
+    x, y = centre
+    ax.add_patch(
+        FancyBboxPatch(
+            (x - _BOX_W / 2, y - _BOX_H / 2),
+            _BOX_W,
+            _BOX_H,
+            boxstyle="round,pad=0,rounding_size=0.12",
+            facecolor=colour,
+            edgecolor="#555555",
+            linewidth=0.8,
+            zorder=2,
         )
-        name = table.get(key) or str(getattr(node, "label", "") or "")
-        lines = ([name] if name else []) + [
-            f"data {_fmt(getattr(node, 'data', '?'), fmt)}",
-            f"grad {_fmt(getattr(node, 'grad', '?'), fmt)}",
-        ]
+    )
+    ax.text(x, y, "\n".join(lines), ha="center", va="center", fontsize=fontsize, family="monospace", zorder=3)
+    if order is not None:
         ax.text(
-            x, y, "\n".join(lines), ha="center", va="center", fontsize=fontsize, family="monospace", zorder=3
+            x + _BOX_W / 2 - 0.06,
+            y + _BOX_H / 2 - 0.06,
+            order,
+            ha="right",
+            va="top",
+            fontsize=fontsize * 0.8,
+            color="#a0522d",
+            zorder=3,
         )
-        if show_order:
-            ax.text(
-                x + _BOX_W / 2 - 0.06,
-                y + _BOX_H / 2 - 0.06,
-                f"#{step[key]}",
-                ha="right",
-                va="top",
-                fontsize=fontsize * 0.8,
-                color="#a0522d",
-                zorder=3,
-            )
-        op = str(getattr(node, "_op", "") or "")
-        if key in has_parents:
-            cx = x - _BOX_W / 2 - _OP_GAP
-            op_centre[key] = (cx, y)
-            ax.add_patch(
-                Circle((cx, y), _OP_R, facecolor="white", edgecolor="#555555", linewidth=0.8, zorder=2)
-            )
-            ax.text(
-                cx,
-                y,
-                op or "?",
-                ha="center",
-                va="center",
-                zorder=3,
-                fontsize=fontsize if len(op) <= 3 else fontsize * 0.75,
-            )
-            ax.add_patch(
-                FancyArrowPatch(
-                    (cx + _OP_R, y),
-                    (x - _BOX_W / 2, y),
-                    arrowstyle="-|>",
-                    mutation_scale=8,
-                    color="#555555",
-                    linewidth=0.8,
-                    zorder=1,
-                )
-            )
 
+
+def _draw_operation(ax, centre: tuple[float, float], op: str, fontsize: float) -> tuple[float, float]:
+    """The circle of the operation `op` in front of the box at `centre`; returns the circle's centre."""
+    x, y = centre
+    cx = x - _BOX_W / 2 - _OP_GAP
+    ax.add_patch(Circle((cx, y), _OP_R, facecolor="white", edgecolor="#555555", linewidth=0.8, zorder=2))
+    ax.text(cx, y, op or "?", ha="center", va="center", zorder=3,
+            fontsize=fontsize if len(op) <= 3 else fontsize * 0.75)
+    ax.add_patch(
+        FancyArrowPatch(
+            (cx + _OP_R, y),
+            (x - _BOX_W / 2, y),
+            arrowstyle="-|>",
+            mutation_scale=8,
+            color="#555555",
+            linewidth=0.8,
+            zorder=1,
+        )
+    )
+    return cx, y
+
+
+def _draw_edges(ax, edges: list, pos: dict, op_centre: dict, routes: dict) -> None:
+    """An arrow from each parent's box to its child's operation circle, one per use."""
     seen_pairs: dict[tuple[int, int], int] = {}
     for parent, child in edges:
         pair = (id(parent), id(child))
@@ -385,5 +399,3 @@ def draw_graph(
         # A node used twice by one operation (a * a) gets a second, curved arrow.
         rad = 0.0 if k == 0 else 0.35 * (1 if k % 2 else -1) * (1 + k // 2)
         ax.add_patch(FancyArrowPatch(start, end, connectionstyle=f"arc3,rad={rad}", **style))
-
-    return GraphDrawing(fig=fig, ax=ax, nodes=nodes, edges=edges, positions=pos, owns_figure=owns)

@@ -12,18 +12,19 @@ shows two things:
 ``draw`` returns a matplotlib ``Figure``; make it with ``matplotlib.figure.Figure()``
 rather than ``plt.figure()`` so that the inline backend does not show it a second time
 (a pyplot figure is closed after rendering, so either works). Pictures are embedded as
-PNG bytes: the same in every front end, without ipympl.
+PNG bytes: the same in every front end, without ipympl. The controls -> redraw machinery is
+``grader.lessons.widget_base.LiveControls`` with an ``OutputArea``.
 """
 
 from __future__ import annotations
 
-import base64
 import io
 from collections.abc import Callable, Mapping
 
 import ipywidgets as widgets
-from IPython.display import Image, display
 from matplotlib.figure import Figure
+
+from .widget_base import LiveControls, OutputArea
 
 __all__ = ["SliderPlot", "figure_png"]
 
@@ -39,8 +40,12 @@ def figure_png(fig: Figure, dpi: int = 100) -> bytes:
     return buf.getvalue()
 
 
-class SliderPlot:
-    """Controls (name -> value widget) whose values are ``draw``'s keyword arguments."""
+class SliderPlot(LiveControls):
+    """Controls (name -> value widget) whose values are ``draw``'s keyword arguments.
+
+    Inputs: draw — (**values) -> Figure; controls and named_controls — name -> value widget
+    (together at least one); caption — shown between the controls and the plot; dpi — of the PNGs.
+    """
 
     def __init__(
         self,
@@ -51,43 +56,13 @@ class SliderPlot:
         dpi: int = 100,
         **named_controls: widgets.ValueWidget,
     ):
+        super().__init__({**dict(controls or {}), **named_controls}, area=OutputArea())
         self.draw = draw
-        self.controls = {**dict(controls or {}), **named_controls}
-        if not self.controls:
-            raise ValueError("SliderPlot needs at least one control, e.g. lr=FloatSlider()")
         self.dpi = dpi
-        self.redraws = 0
-        for control in self.controls.values():
-            if hasattr(control, "continuous_update"):
-                control.continuous_update = False
-            control.observe(self._on_change, names="value")
         self.caption = widgets.HTML(f"<i>{caption}</i>")
-        self.output = widgets.Output()
-        self.box = widgets.VBox([widgets.HBox(list(self.controls.values())), self.caption, self.output])
-
-    def values(self) -> dict:
-        return {name: control.value for name, control in self.controls.items()}
+        self.output = self.area.widget
+        self._make_box([self.caption])
 
     def png(self) -> bytes:
         """The plot for the controls' current values."""
         return figure_png(self.draw(**self.values()), dpi=self.dpi)
-
-    def redraw(self) -> None:
-        """Replace the Output widget's picture with the one for the current values."""
-        data = base64.b64encode(self.png()).decode("ascii")
-        # Setting `outputs` works from a widget callback and without a kernel alike.
-        self.output.outputs = (
-            {
-                "output_type": "display_data",
-                "data": {"image/png": data, "text/plain": f"<plot for {self.values()}>"},
-                "metadata": {},
-            },
-        )
-        self.redraws += 1
-
-    def _on_change(self, change) -> None:
-        self.redraw()
-
-    def _ipython_display_(self) -> None:
-        display(Image(data=self.png()))  # the default state, kept in the saved notebook
-        display(self.box)

@@ -1,0 +1,64 @@
+"""Calling a student's function from a lesson view: failures become `NotReady`, results are checked.
+
+A view must keep running while an exercise is unfinished (it raises ``NotImplementedError``)
+or broken; it then says which function is the problem where its picture would be.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from .._validate import describe, fmt_shape
+
+__all__ = ["NotReady", "call_student", "student_dead_fraction", "student_weights"]
+
+
+class NotReady(Exception):
+    """A student function the view needs is unfinished or broke; the message says which."""
+
+
+def call_student(func: Callable[..., Any], name: str, *args: Any) -> Any:
+    """func(*args), with NotImplementedError or any other failure turned into NotReady."""
+    try:
+        with np.errstate(all="ignore"), warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return func(*args)
+    except NotImplementedError:
+        raise NotReady(
+            f"{name} is not written yet: finish its exercise, run that cell, then move a control here."
+        ) from None
+    except Exception as err:  # a student's bug must not break the widget
+        message = str(err).splitlines()[0] if str(err) else ""
+        raise NotReady(f"{name} raised {type(err).__name__}: {message[:160]}") from None
+
+
+def numeric(value: Any) -> bool:
+    """Whether `value` converts to an array of booleans, integers or floats."""
+    try:
+        arr = np.asarray(value)
+    except Exception:
+        return False
+    return arr.dtype.kind in "biuf"
+
+
+def student_weights(
+    init: Callable, name: str, fan_in: int, fan_out: int, rng: np.random.Generator
+) -> np.ndarray:
+    """init(fan_in, fan_out, rng) as float64, shape (fan_in, fan_out), finite; else NotReady."""
+    w = call_student(init, name, fan_in, fan_out, rng)
+    if not isinstance(w, np.ndarray) or w.shape != (fan_in, fan_out) or not np.all(np.isfinite(w)):
+        raise NotReady(f"{name}({fan_in}, {fan_out}, rng) returned {describe(w)}; expected "
+                       f"finite numbers of shape {fmt_shape((fan_in, fan_out))}.")
+    return w.astype(np.float64)
+
+
+def student_dead_fraction(dead_fraction: Callable, z: np.ndarray) -> float:
+    """dead_fraction(a copy of z), z of shape (N, H), as one float in [0, 1]; else NotReady."""
+    value = call_student(dead_fraction, "dead_fraction", z.copy())
+    if not numeric(value) or np.ndim(value) != 0 or not 0 <= float(value) <= 1:
+        raise NotReady(f"dead_fraction returned {describe(value)}; expected one number in [0, 1].")
+    return float(value)
