@@ -1,8 +1,12 @@
 """The instructor grading pipeline (`backprop-grade`, `backprop-selfgrade`); see docs/instructors.md.
 
 intake.py    any submission layout (nbgrader, folders, LMS zip) -> the course's submitted/
+records.py   the typed records between the stages (Job, Result, Finding, ...)
 autograde.py nbgrader in the main process: sanitise, then Autograde with injected outputs
+inject.py    nbgrader's Autograde converter fed with the executed notebooks
 execute.py   the parallel step: one notebook in a sandboxed kernel (local pool or Dask)
+notebook_run.py  nbgrader's Execute, extended (limits, guard calls), run by execute.py
+executors.py the local process pool and the Dask client
 sandbox.py   bubblewrap + rlimits around the kernel
 tamper.py    static scan of student cells; the worker side of the in-kernel guard
 _kernel_guard.py  the integrity guard executed inside the kernel

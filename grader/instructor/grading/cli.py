@@ -61,11 +61,6 @@ def build_parser() -> argparse.ArgumentParser:
         help="fail instead of grading unsandboxed when bubblewrap is not available",
     )
     sand.add_argument("--no-sandbox", action="store_true", help="run kernels unsandboxed (loudly)")
-    parser.add_argument(
-        "--unsandboxed-ok",
-        action="store_true",
-        help="accepted for scripts: grading without a sandbox is allowed anyway (loudly)",
-    )
     parser.add_argument("--quiet", action="store_true", help="only the final summary")
     return parser
 

@@ -20,8 +20,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from grader.instructor.grading import autograde, intake, report, sandbox
+from grader.instructor.grading import intake, report, sandbox
 from grader.instructor.grading.autograde import Course, GradingPipelineError
+from grader.instructor.grading.executors import DaskExecutor, LocalExecutor
+from grader.instructor.grading.records import Finding, Key, Limits, Result
 
 SANDBOX_WARNING = (
     "GRADING UNSANDBOXED: student code runs with your rights and can read the "
@@ -44,10 +46,7 @@ class Options:
     sandbox: str = "auto"  # "auto" (bwrap if it works, else loudly unsandboxed), "require", "none"
     output_dir: Path | None = None
     feedback: bool = True
-    threads: int | None = None  # OMP threads per kernel (default: cores // workers)
     output_limit: int = 4 << 20
-    guard: bool = True
-    scratch_root: str | None = None
     warn_unsandboxed: bool = True
     progress: Callable[[str], None] | None = None
 
@@ -69,129 +68,7 @@ class Summary:
     report_html: Path | None = None
 
 
-# ---------------------------------------------------------------------- executors
-
-
-class LocalExecutor:
-    """A process pool; a crashed worker is replaced and its job retried once."""
-
-    def __init__(self, workers: int):
-        import multiprocessing
-        from concurrent.futures import ProcessPoolExecutor
-
-        self.workers = workers
-        self._ctx = multiprocessing.get_context("fork")
-        self._pool = ProcessPoolExecutor(max_workers=workers, mp_context=self._ctx)
-        self._jobs: dict = {}  # future -> (job, tries)
-
-    def submit(self, job: dict, tries: int = 0) -> None:
-        from grader.instructor.grading.execute import run_job
-
-        try:
-            future = self._pool.submit(run_job, job)
-        except Exception:  # the pool broke: start a new one
-            self._restart()
-            future = self._pool.submit(run_job, job)
-        self._jobs[future] = (job, tries)
-
-    def _restart(self) -> None:
-        from concurrent.futures import ProcessPoolExecutor
-
-        self._pool.shutdown(wait=False, cancel_futures=True)
-        self._pool = ProcessPoolExecutor(max_workers=self.workers, mp_context=self._ctx)
-
-    def pending(self) -> int:
-        return len(self._jobs)
-
-    def done(self, timeout: float) -> list[tuple[dict, dict]]:
-        from concurrent.futures import FIRST_COMPLETED, wait
-        from concurrent.futures.process import BrokenProcessPool
-
-        if not self._jobs:
-            return []
-        finished, _ = wait(list(self._jobs), timeout=timeout, return_when=FIRST_COMPLETED)
-        out = []
-        broken = False
-        for future in finished:
-            job, tries = self._jobs.pop(future)
-            try:
-                out.append((job, future.result()))
-            except BrokenProcessPool:
-                broken = True
-                if tries < 1:
-                    self._retry_later = getattr(self, "_retry_later", []) + [(job, tries + 1)]
-                else:
-                    out.append((job, _crash(job, "the grading worker crashed twice on this notebook")))
-            except Exception as err:  # pragma: no cover - run_job catches what students do
-                out.append((job, _crash(job, f"worker error: {type(err).__name__}: {err}")))
-        if broken:
-            self._restart()
-            retry = getattr(self, "_retry_later", [])
-            self._retry_later = []
-            stranded = list(self._jobs.items())
-            self._jobs.clear()
-            for job, tries in retry + [jt for _, jt in stranded]:
-                self.submit(job, tries)
-        return out
-
-    def close(self) -> None:
-        self._pool.shutdown(wait=False, cancel_futures=True)
-
-
-class DaskExecutor:
-    """The workers of a Dask distributed scheduler (`tcp://host:8786`)."""
-
-    def __init__(self, address: str):
-        from distributed import Client
-
-        self.client = Client(address, timeout="30s")
-        self.workers = max(
-            1, sum(w.get("nthreads", 1) for w in self.client.scheduler_info().get("workers", {}).values())
-        )
-        self._jobs: dict = {}
-
-    def submit(self, job: dict, tries: int = 0) -> None:
-        from grader.instructor.grading.execute import run_job
-
-        key = "backprop-grade-" + "-".join(job["key"]) + f"-{time.monotonic_ns()}"
-        future = self.client.submit(run_job, job, key=key, pure=False, retries=1)
-        self._jobs[future] = job
-
-    def pending(self) -> int:
-        return len(self._jobs)
-
-    def done(self, timeout: float) -> list[tuple[dict, dict]]:
-        from distributed import wait
-
-        if not self._jobs:
-            return []
-        try:
-            finished, _ = wait(list(self._jobs), timeout=timeout, return_when="FIRST_COMPLETED")
-        except TimeoutError:
-            return []
-        out = []
-        for future in finished:
-            job = self._jobs.pop(future)
-            try:
-                out.append((job, future.result()))
-            except Exception as err:
-                out.append((job, _crash(job, f"Dask worker error: {type(err).__name__}: {err}")))
-        return out
-
-    def close(self) -> None:
-        for future in self._jobs:
-            future.cancel()
-        self.client.close()
-
-
-def _crash(job: dict, reason: str) -> dict:
-    """A notebook whose worker died or failed before it could report (host unknown)."""
-    from grader.instructor.grading.execute import failed_result
-
-    return failed_result(job, reason, job["sandbox"]["mode"], host="?", seconds=0.0)
-
-
-# ---------------------------------------------------------------------- the run
+# ---------------------------------------------------------------------- state files
 
 
 def _state_path(out: Path, student: str, assignment: str) -> Path:
@@ -212,27 +89,44 @@ def _read_json(path: Path) -> dict | None:
         return None
 
 
+# ---------------------------------------------------------------------- the run
+
+
 def grade(options: Options) -> Summary:
+    """Grade every new or changed submission of `options.assignment`; write grades.csv and the report."""
     started = time.monotonic()
     say = options.progress or (lambda line: print(line, flush=True))
     summary = Summary()
     course = Course(Path(options.course_dir))
     out = Path(options.output_dir) if options.output_dir else course.root / "grading"
+    scope = _scope(course, options.assignment)
+    mode = _sandbox_mode(options, summary, say)
+    submitted_root = _intake(course, options, scope, summary, say)
+    run = _Run(course, out, options, summary, say)
+    todo = run.plan(submitted_root, scope)
+    exec_started = time.monotonic()
+    run.execute(todo, submitted_root, scope, _limits(options, mode))
+    summary.execute_seconds = time.monotonic() - exec_started
+    _write_outputs(course, out, scope, run.records, summary, started)
+    return summary
+
+
+def _scope(course: Course, assignment: str) -> dict[str, list[str]]:
+    """assignment -> its notebooks, for `assignment` (a name or "all")."""
     known = course.assignments()
     if not known:
         raise GradingPipelineError(
             "the gradebook has no assignment: run `nbgrader generate_assignment NAME` first"
         )
-    if options.assignment == "all":
-        scope = dict(known)
-    elif options.assignment in known:
-        scope = {options.assignment: known[options.assignment]}
-    else:
-        raise GradingPipelineError(
-            f"unknown assignment {options.assignment!r}; the gradebook has {sorted(known)}"
-        )
+    if assignment == "all":
+        return dict(known)
+    if assignment in known:
+        return {assignment: known[assignment]}
+    raise GradingPipelineError(f"unknown assignment {assignment!r}; the gradebook has {sorted(known)}")
 
-    # -------------------------------------------------------------- sandbox
+
+def _sandbox_mode(options: Options, summary: Summary, say: Callable[[str], None]) -> str:
+    """ "bwrap" or "none"; fails when the sandbox is required but does not work here."""
     mode, why = sandbox.effective_mode("none" if options.sandbox == "none" else "bwrap")
     if mode == "none" and options.sandbox == "require":
         raise GradingPipelineError(f"no sandbox: {why}")
@@ -240,163 +134,46 @@ def grade(options: Options) -> Summary:
     if mode == "none" and not options.scheduler and options.warn_unsandboxed:
         summary.sandbox_warning = SANDBOX_WARNING.format(why=why)
         say("!" * 79 + "\n!! " + summary.sandbox_warning + "\n" + "!" * 79)
+    return mode
 
-    # -------------------------------------------------------------- intake
+
+def _intake(
+    course: Course, options: Options, scope: dict[str, list[str]], summary: Summary, say: Callable
+) -> Path:
+    """Copy `options.submissions` (if any) into the course's submitted/; returns that folder."""
     submitted_root = Path(
         course.coursedir.format_path(course.coursedir.submitted_directory, ".", ".")
     ).resolve()
+    if options.submissions is None:
+        return submitted_root
     notebook_map = {nb: a for a, nbs in scope.items() for nb in nbs}
-    if options.submissions is not None:
-        taken = intake.intake(Path(options.submissions), submitted_root, notebook_map)
-        summary.rejected = taken.rejected
-        for path, reason in taken.rejected:
-            say(f"  rejected {path}: {reason}")
-        say(
-            f"intake: {len(taken.submissions)} submission(s) from {options.submissions}"
-            + (f", {len(taken.rejected)} file(s) rejected" if taken.rejected else "")
-        )
-    pairs = sorted(
-        (student_dir.name, a)
-        for a in scope
-        for student_dir in (submitted_root.iterdir() if submitted_root.is_dir() else [])
-        if (student_dir / a).is_dir()
+    taken = intake.intake(Path(options.submissions), submitted_root, notebook_map)
+    summary.rejected = taken.rejected
+    for path, reason in taken.rejected:
+        say(f"  rejected {path}: {reason}")
+    say(
+        f"intake: {len(taken.submissions)} submission(s) from {options.submissions}"
+        + (f", {len(taken.rejected)} file(s) rejected" if taken.rejected else "")
+    )
+    return submitted_root
+
+
+def _limits(options: Options, mode: str) -> Limits:
+    workers = options.workers or os.cpu_count() or 1
+    return Limits(
+        sandbox=sandbox.SandboxSpec(mode=mode, memory=sandbox.parse_size(options.memory)),
+        notebook_timeout=options.notebook_timeout,
+        cell_timeout=options.cell_timeout,
+        threads=max(1, (os.cpu_count() or 1) // max(1, workers)),
+        output_limit=options.output_limit,
+        allow_unsandboxed=options.sandbox != "require",
     )
 
-    # -------------------------------------------------------------- what to do
-    todo: list[tuple[str, str, str]] = []  # (student, assignment, hash)
-    records: dict[tuple[str, str], dict] = {}
-    for student, a in pairs:
-        digest = intake.submission_hash(submitted_root / student / a)
-        record = _read_json(_state_path(out, student, a))
-        fresh = (
-            record
-            and record.get("hash") == digest
-            and record.get("complete")
-            and course.path("autograded", student, a).is_dir()
-        )
-        if fresh and not options.force:
-            summary.skipped.append((student, a))
-            records[(student, a)] = record
-        else:
-            todo.append((student, a, digest))
-    if summary.skipped:
-        say(f"{len(summary.skipped)} submission(s) already graded and unchanged (use --force to regrade)")
 
-    workers = options.workers or os.cpu_count() or 1
-    threads = options.threads or max(1, (os.cpu_count() or 1) // max(1, workers))
-    job_options = {
-        "sandbox": sandbox.SandboxSpec(mode=mode, memory=sandbox.parse_size(options.memory)).to_dict(),
-        "notebook_timeout": options.notebook_timeout,
-        "threads": threads,
-        "output_limit": options.output_limit,
-        "guard": options.guard,
-        "allow_unsandboxed": options.sandbox != "require",
-        "scratch_root": options.scratch_root,
-    }
-    if options.cell_timeout:
-        job_options["cell_timeout"] = options.cell_timeout
-
-    # -------------------------------------------------------------- execute + grade
-    queue = []  # (student, assignment, notebook)
-    expected: dict[tuple[str, str], set[str]] = {}
-    missing: dict[tuple[str, str], list[str]] = {}
-    for student, a, _ in todo:
-        folder = submitted_root / student / a
-        have = [nb for nb in scope[a] if (folder / f"{nb}.ipynb").is_file()]
-        expected[(student, a)] = set(have)
-        missing[(student, a)] = [nb for nb in scope[a] if nb not in have]
-        queue += [(student, a, nb) for nb in have]
-    hashes = {(s, a): h for s, a, h in todo}
-    total = len(queue)
-    if total:
-        where = f"Dask scheduler {options.scheduler}" if options.scheduler else f"{workers} local worker(s)"
-        say(
-            f"executing {total} notebook(s) of {len(todo)} submission(s) on {where}, "
-            f"sandbox: {'bubblewrap' if mode == 'bwrap' else 'NONE'}"
-        )
-    executor = None
-    results: dict[tuple[str, str], dict[str, dict]] = {}
-    done_count = 0
-    exec_started = time.monotonic()
-    try:
-        if total:
-            executor = DaskExecutor(options.scheduler) if options.scheduler else LocalExecutor(workers)
-            in_flight_max = max(2, 2 * executor.workers)
-        statics: dict[tuple[str, str, str], list] = {}
-        sanitized: dict[tuple[str, str, str], dict] = {}
-        pending = list(queue)
-        while pending or (executor and executor.pending()):
-            while pending and executor.pending() < in_flight_max:
-                student, a, nb = pending.pop(0)
-                try:
-                    job = course.prepare_job(student, a, nb, job_options)
-                    if "cell_timeout" in job_options:
-                        job["execute_config"].setdefault("Execute", {})["timeout"] = job_options[
-                            "cell_timeout"
-                        ]
-                except Exception as err:
-                    reason = f"could not prepare the notebook: {type(err).__name__}: {err}"
-                    _store(
-                        results,
-                        (student, a, nb),
-                        _crash({"key": [student, a, nb], "sandbox": {"mode": mode}}, reason),
-                    )
-                    done_count += 1
-                    say(f"[{done_count:>{len(str(total))}}/{total}] {student} {a}/{nb}: {reason}")
-                    continue
-                statics[(student, a, nb)] = job.pop("static_findings")
-                sanitized[(student, a, nb)] = copy.deepcopy(job["notebook"])
-                executor.submit(job)
-            for job, result in executor.done(timeout=0.5):
-                key = tuple(job["key"])
-                result["findings"] = statics.pop(key, []) + result.get("findings", [])
-                result["sanitized"] = sanitized.pop(key, None)
-                _store(results, key, result)
-                done_count += 1
-                elapsed = time.monotonic() - exec_started
-                eta = elapsed / done_count * (total - done_count)
-                status = result["status"] if result["status"] != "ok" else "ok"
-                flagged = " TAMPERING" if any(f["severity"] == "tamper" for f in result["findings"]) else ""
-                say(
-                    f"[{done_count:>{len(str(total))}}/{total}] {key[0]} {key[1]}/{key[2]}: {status}{flagged}"
-                    f" ({result.get('seconds', 0):.1f} s; elapsed {elapsed:.0f} s, ~{eta:.0f} s left)"
-                )
-            # grade every submission whose notebooks are all executed
-            for student, a in [k for k in expected if k in results and set(results[k]) >= expected[k]]:
-                _grade_submission(
-                    course,
-                    student,
-                    a,
-                    results.pop((student, a)),
-                    missing[(student, a)],
-                    hashes[(student, a)],
-                    out,
-                    options,
-                    summary,
-                    records,
-                    say,
-                )
-                del expected[(student, a)]
-        for student, a in list(expected):  # submissions with no notebook to execute
-            _grade_submission(
-                course,
-                student,
-                a,
-                results.pop((student, a), {}),
-                missing[(student, a)],
-                hashes[(student, a)],
-                out,
-                options,
-                summary,
-                records,
-                say,
-            )
-    finally:
-        if executor is not None:
-            executor.close()
-    summary.execute_seconds = time.monotonic() - exec_started
-
-    # -------------------------------------------------------------- outputs
+def _write_outputs(
+    course: Course, out: Path, scope: dict, records: dict, summary: Summary, started: float
+) -> None:
+    """grades.csv and the class report, from the gradebook and every submission's record."""
     for student, a in summary.skipped:
         records.setdefault((student, a), _read_json(_state_path(out, student, a)) or {})
     data = report.collect(course, scope, records, summary.rejected)
@@ -409,75 +186,176 @@ def grade(options: Options) -> Summary:
         f"({len(summary.skipped)} unchanged).",
     }
     summary.report_md, summary.report_html = report.write_report(data, out, meta)
-    return summary
 
 
-def _store(results: dict, key: tuple, result: dict) -> None:
-    student, a, nb = key
-    results.setdefault((student, a), {})[nb] = result
+class _Run:
+    """Stages 2 and 3 of one run: execute the notebooks in parallel, and autograde each
+    submission (in this process) as soon as all its notebooks are back."""
 
+    def __init__(
+        self, course: Course, out: Path, options: Options, summary: Summary, say: Callable[[str], None]
+    ):
+        self.course, self.out, self.options, self.summary, self.say = course, out, options, summary, say
+        self.records: dict[tuple[str, str], dict] = {}  # (student, assignment) -> state record
+        self.hashes: dict[tuple[str, str], str] = {}
+        self.expected: dict[tuple[str, str], set[str]] = {}  # notebooks still to come back
+        self.missing: dict[tuple[str, str], list[str]] = {}  # notebooks not submitted
+        self.results: dict[tuple[str, str], dict[str, Result]] = {}
+        self.statics: dict[Key, list[Finding]] = {}
+        self.sanitized: dict[Key, dict] = {}
+        self.done_count = self.total = 0
+        self.exec_started = time.monotonic()
 
-def _grade_submission(
-    course: Course,
-    student: str,
-    a: str,
-    executed: dict[str, dict],
-    missing: list[str],
-    digest: str,
-    out: Path,
-    options: Options,
-    summary: Summary,
-    records: dict,
-    say: Callable[[str], None],
-) -> None:
-    """Stage 3 for one student and assignment: nbgrader autograde, flags, feedback, record."""
-    for nb, result in executed.items():
-        autograde.RESULTS[(student, a, nb)] = result
-    try:
-        outcome = course.autograde(student, a)
+    def plan(self, submitted_root: Path, scope: dict[str, list[str]]) -> list[tuple[str, str]]:
+        """The (student, assignment) pairs to grade: new or changed, or all with --force."""
+        pairs = sorted(
+            (student_dir.name, a)
+            for a in scope
+            for student_dir in (submitted_root.iterdir() if submitted_root.is_dir() else [])
+            if (student_dir / a).is_dir()
+        )
+        todo = []
+        for student, a in pairs:
+            digest = intake.submission_hash(submitted_root / student / a)
+            record = _read_json(_state_path(self.out, student, a))
+            fresh = (
+                record
+                and record.get("hash") == digest
+                and record.get("complete")
+                and self.course.path("autograded", student, a).is_dir()
+            )
+            if fresh and not self.options.force:
+                self.summary.skipped.append((student, a))
+                self.records[(student, a)] = record
+            else:
+                todo.append((student, a))
+                self.hashes[(student, a)] = digest
+        if self.summary.skipped:
+            self.say(
+                f"{len(self.summary.skipped)} submission(s) already graded and unchanged "
+                "(use --force to regrade)"
+            )
+        return todo
+
+    def execute(
+        self, todo: list[tuple[str, str]], submitted_root: Path, scope: dict[str, list[str]], limits: Limits
+    ) -> None:
+        queue: list[Key] = []
+        for student, a in todo:
+            folder = submitted_root / student / a
+            have = [nb for nb in scope[a] if (folder / f"{nb}.ipynb").is_file()]
+            self.expected[(student, a)] = set(have)
+            self.missing[(student, a)] = [nb for nb in scope[a] if nb not in have]
+            queue += [(student, a, nb) for nb in have]
+        self.total = len(queue)
+        executor = None
+        self.exec_started = time.monotonic()
+        try:
+            if queue:
+                executor = self._executor(len(todo), limits)
+                self._loop(executor, queue, limits)
+            for key in list(self.expected):  # submissions with no notebook to execute
+                self._grade(key)
+        finally:
+            if executor is not None:
+                executor.close()
+
+    def _executor(self, submissions: int, limits: Limits):
+        options = self.options
+        workers = options.workers or os.cpu_count() or 1
+        where = f"Dask scheduler {options.scheduler}" if options.scheduler else f"{workers} local worker(s)"
+        self.say(
+            f"executing {self.total} notebook(s) of {submissions} submission(s) on {where}, "
+            f"sandbox: {'bubblewrap' if limits.sandbox.mode == 'bwrap' else 'NONE'}"
+        )
+        return DaskExecutor(options.scheduler) if options.scheduler else LocalExecutor(workers)
+
+    def _loop(self, executor, queue: list[Key], limits: Limits) -> None:
+        in_flight_max = max(2, 2 * executor.workers)
+        pending = list(queue)
+        while pending or executor.pending():
+            while pending and executor.pending() < in_flight_max:
+                self._submit(executor, pending.pop(0), limits)
+            for job, result in executor.done(timeout=0.5):
+                self._collect(job.key, result)
+            ready = [
+                k for k in self.expected if k in self.results and set(self.results[k]) >= self.expected[k]
+            ]
+            for key in ready:
+                self._grade(key)
+
+    def _submit(self, executor, key: Key, limits: Limits) -> None:
+        try:
+            job, findings = self.course.prepare_job(*key, limits)
+        except Exception as err:
+            reason = f"could not prepare the notebook: {type(err).__name__}: {err}"
+            self._store(key, Result.failed(key, reason, limits.sandbox.mode, host="?", seconds=0.0))
+            self._progress(key, reason)
+            return
+        self.statics[key] = findings
+        self.sanitized[key] = copy.deepcopy(job.notebook)
+        executor.submit(job)
+
+    def _collect(self, key: Key, result: Result) -> None:
+        result.findings = self.statics.pop(key, []) + result.findings
+        result.sanitized = self.sanitized.pop(key, None)
+        self._store(key, result)
+        elapsed = time.monotonic() - self.exec_started
+        eta = elapsed / (self.done_count + 1) * (self.total - self.done_count - 1)
+        flagged = " TAMPERING" if result.with_severity("tamper") else ""
+        self._progress(
+            key,
+            f"{result.status}{flagged} ({result.seconds:.1f} s; elapsed {elapsed:.0f} s, ~{eta:.0f} s left)",
+        )
+
+    def _store(self, key: Key, result: Result) -> None:
+        student, a, nb = key
+        self.results.setdefault((student, a), {})[nb] = result
+
+    def _progress(self, key: Key, what: str) -> None:
+        self.done_count += 1
+        width = len(str(self.total))
+        self.say(f"[{self.done_count:>{width}}/{self.total}] {key[0]} {key[1]}/{key[2]}: {what}")
+
+    def _grade(self, key: tuple[str, str]) -> None:
+        """Stage 3 for one student and assignment: nbgrader autograde, flags, feedback, record."""
+        student, a = key
+        executed = self.results.pop(key, {})
+        del self.expected[key]
+        outcome = self.course.autograde(student, a, executed)
         if not outcome["success"]:
             reason = (outcome.get("error") or outcome.get("log") or "nbgrader autograde failed").strip()
-            summary.failed.append((student, a, reason.splitlines()[-1][:300]))
-            say(f"  ✗ {student} {a}: nbgrader autograde failed: {reason.splitlines()[-1][:300]}")
+            self.summary.failed.append((student, a, reason.splitlines()[-1][:300]))
+            self.say(f"  ✗ {student} {a}: nbgrader autograde failed: {reason.splitlines()[-1][:300]}")
             return
-        notebooks = {}
-        for nb, result in executed.items():
-            tampered = [f for f in result.get("findings", []) if f["severity"] == "tamper"]
-            suspicious = [f for f in result.get("findings", []) if f["severity"] == "suspicious"]
-            if tampered or suspicious:
-                course.flag_for_review(student, a, nb)
-                summary.flagged.append(f"{student} {a}/{nb}: " + ("tampering" if tampered else "suspicious"))
-            notebooks[nb] = {
-                "status": result["status"],
-                "reason": result.get("reason"),
-                "events": result.get("events", []),
-                "tamper": tampered,
-                "suspicious": suspicious,
-                "not_run": result.get("not_run", []),
-                "sandbox": result.get("sandbox"),
-                "host": result.get("host"),
-                "seconds": result.get("seconds"),
-            }
-            if result["status"] != "ok":
-                summary.problems.append(f"{student} {a}/{nb}: {result['status']} — {result.get('reason')}")
-        for nb in missing:
+        notebooks = {nb: self._review(student, a, nb, result) for nb, result in executed.items()}
+        for nb in self.missing[key]:
             notebooks[nb] = {"status": None, "missing": True, "events": []}
-        if options.feedback:
-            fb = course.generate_feedback(student, a)
+        if self.options.feedback:
+            fb = self.course.generate_feedback(student, a)
             if not fb["success"]:
-                say(f"  ! {student} {a}: feedback failed: {(fb.get('error') or fb.get('log') or '')[-300:]}")
+                self.say(
+                    f"  ! {student} {a}: feedback failed: {(fb.get('error') or fb.get('log') or '')[-300:]}"
+                )
         record = {
-            "hash": digest,
+            "hash": self.hashes[key],
             "complete": True,
             "graded_at": time.strftime("%Y-%m-%d %H:%M:%S"),
             "notebooks": notebooks,
         }
-        _write_json(_state_path(out, student, a), record)
-        records[(student, a)] = record
-        summary.graded.append((student, a))
-    finally:
-        for nb in executed:
-            autograde.RESULTS.pop((student, a, nb), None)
+        _write_json(_state_path(self.out, student, a), record)
+        self.records[key] = record
+        self.summary.graded.append(key)
+
+    def _review(self, student: str, a: str, nb: str, result: Result) -> dict:
+        """Flag a tampered or suspicious notebook for review; its state record."""
+        tampered, suspicious = result.with_severity("tamper"), result.with_severity("suspicious")
+        if tampered or suspicious:
+            self.course.flag_for_review(student, a, nb)
+            self.summary.flagged.append(f"{student} {a}/{nb}: " + ("tampering" if tampered else "suspicious"))
+        if result.status != "ok":
+            self.summary.problems.append(f"{student} {a}/{nb}: {result.status} — {result.reason}")
+        return result.record()
 
 
 def print_summary(summary: Summary, say: Callable[[str], None] = print) -> None:

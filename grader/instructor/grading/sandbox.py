@@ -30,7 +30,7 @@ import os
 import shutil
 import subprocess
 import sys
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
@@ -51,10 +51,6 @@ PASSED_ENV = (
 GRADER_DIR = Path(__file__).resolve().parents[2]  # the `grader` package
 
 
-class SandboxUnavailable(RuntimeError):
-    """bubblewrap is missing or does not work here."""
-
-
 @dataclass
 class SandboxSpec:
     """How one kernel is confined. `mode` is "bwrap" or "none" (unsandboxed)."""
@@ -65,14 +61,6 @@ class SandboxSpec:
     tmp_size: int = 256 << 20  # bytes of the sandbox's private /tmp
     max_file: int = 256 << 20  # largest file the kernel may write
     max_files_open: int = 1024
-    extra_ro: list[str] = field(default_factory=list)  # more read-only paths (data sets...)
-
-    def to_dict(self) -> dict:
-        return dict(self.__dict__)
-
-    @classmethod
-    def from_dict(cls, data: dict) -> SandboxSpec:
-        return cls(**data)
 
 
 def parse_size(text: str | int) -> int:
@@ -153,7 +141,7 @@ def _bwrap_args(scratch: Path, workdir: Path, spec: SandboxSpec, probe_only: boo
             system += ["--symlink", os.readlink(p), str(p)]
         elif p.is_dir():
             system += ["--ro-bind", str(p), str(p)]
-    ro = [] if probe_only else _python_roots() + [p for p in spec.extra_ro if os.path.exists(p)]
+    ro = [] if probe_only else _python_roots()
     args = [
         bwrap_path() or "bwrap",
         "--die-with-parent",

@@ -29,9 +29,12 @@ import hashlib
 import hmac
 import json
 import secrets
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
+
+from grader.instructor.grading.records import Finding
 
 GUARD_SOURCE = (Path(__file__).parent / "_kernel_guard.py").read_text(encoding="utf-8")
 
@@ -137,26 +140,35 @@ _TAMPER_MODULES = {
     "cffi": "uses cffi (raw memory access)",
     "importlib": None,
 }
+_CODE_ATTRS = {"__code__", "__class__", "__dict__", "__defaults__"}
+_REWRITTEN_DUNDERS = {
+    "__code__",
+    "__class__",
+    "__defaults__",
+    "__kwdefaults__",
+    "__globals__",
+    "__builtins__",
+}
+_MUTATORS = {"update", "setdefault", "pop", "clear", "__setitem__", "__delitem__"}
+_MAGIC_RUNNERS = {"run_line_magic", "run_cell_magic", "magic"}
+_RISKY_MAGICS = {"load_ext", "run", "load", "config", "alias", "xmode", "autoreload", "aimport"}
+#: Top-level modules whose attributes are imported to tell functions from settings.
+_INSPECTABLE = {
+    "numpy",
+    "math",
+    "torch",
+    "grader",
+    "builtins",
+    "sys",
+    "os",
+    "matplotlib",
+    "scipy",
+    "cmath",
+    "operator",
+    "functools",
+}
 _SUSPICIOUS_CALLS = {"exec", "eval", "compile", "__import__", "globals", "vars", "breakpoint"}
 _HISTORY_NAMES = {"In", "Out", "_ih", "_oh", "_dh", "_i", "_ii", "_iii"}
-
-
-@dataclass
-class Finding:
-    severity: str  # "tamper" or "suspicious"
-    message: str
-
-    def to_dict(self) -> dict:
-        return {"severity": self.severity, "message": self.message}
-
-
-@dataclass
-class CellInfo:
-    """What the worker needs to know about one code cell."""
-
-    kind: str  # "student", "trusted" (instructor code, locked or unchanged) or "graded"
-    free: list[str] = field(default_factory=list)  # names it reads before binding them
-    bound: list[str] = field(default_factory=list)  # names it binds at top level
 
 
 # ------------------------------------------------------------------------------ parsing
@@ -291,182 +303,320 @@ def _attribute_is_callable(module: str, attr: str) -> bool:
     """Does `module.attr` hold a function, class or module (not a plain setting)?"""
     import importlib
 
-    if module.split(".")[0] not in {
-        "numpy",
-        "math",
-        "torch",
-        "grader",
-        "builtins",
-        "sys",
-        "os",
-        "matplotlib",
-        "scipy",
-        "cmath",
-        "operator",
-        "functools",
-    }:
+    if module.split(".")[0] not in _INSPECTABLE:
         return True
     try:
-        obj = importlib.import_module(module)
-        value = getattr(obj, attr)
+        value = getattr(importlib.import_module(module), attr)
     except Exception:
         return True
     return callable(value) or type(value).__name__ == "module"
 
 
+@dataclass(frozen=True)
+class _Scope:
+    """What every rule needs: the notebook's module aliases and the names bound to the shell."""
+
+    aliases: dict[str, str]
+    shell_names: frozenset[str]
+
+    def base_module(self, parts: list[str]) -> str | None:
+        """The module a dotted target lives in (np.linalg.norm -> numpy.linalg), or None."""
+        if not parts or parts[0] not in self.aliases:
+            return None
+        module = self.aliases[parts[0]]
+        for p in parts[1:-1]:
+            if not _is_module(f"{module}.{p}"):
+                break
+            module = f"{module}.{p}"
+        return module
+
+
+def _shell_names(tree: ast.Module) -> frozenset[str]:
+    """`get_ipython()` and every name a cell binds to it (`ip = get_ipython()`)."""
+    names = {"get_ipython()"}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call):
+            func = node.value.func
+            by_name = isinstance(func, ast.Name) and func.id == "get_ipython"
+            if by_name or _dotted(node.value) == ["get_ipython()"]:
+                names |= {t.id for t in node.targets if isinstance(t, ast.Name)}
+    return frozenset(names)
+
+
+# ------------------------------------------------------------------------------ subjects of rules
+# A rule looks at the subjects one of these yields for each node of the cell's AST.
+
+
+def _targets(node: ast.AST):
+    """What an assignment, augmented assignment or `del` writes to."""
+    if isinstance(node, ast.Assign | ast.Delete):
+        targets = list(node.targets)
+    elif isinstance(node, ast.AugAssign | ast.AnnAssign):
+        targets = [node.target]
+    else:
+        return
+    for target in targets:
+        yield from _stored(target)
+
+
+def _nodes(*types: type):
+    def subjects(node: ast.AST):
+        if isinstance(node, types):
+            yield node
+
+    return subjects
+
+
+def _imported(node: ast.AST):
+    """The module names of an import statement."""
+    if isinstance(node, ast.Import):
+        yield from (a.name for a in node.names)
+    elif isinstance(node, ast.ImportFrom):
+        yield node.module or ""
+
+
+def _lambda_names(node: ast.AST):
+    """The plain names `name = lambda ...` binds."""
+    if isinstance(node, ast.Assign) and isinstance(node.value, ast.Lambda):
+        yield from (t for t in node.targets if isinstance(t, ast.Name))
+
+
+def _call_parts(node: ast.Call) -> list[str] | None:
+    parts = _dotted(node.func)
+    return parts if parts and len(parts) >= 2 else None
+
+
+# ------------------------------------------------------------------------------ patterns
+# Each takes a subject and the scope, and returns the message of what it found, or None.
+
+
+def _opaque_code_write(t, s: _Scope) -> str | None:
+    if isinstance(t, ast.Attribute) and _dotted(t) is None and t.attr in _CODE_ATTRS | _FRAME_ATTRS:
+        return f"assigns to `.{t.attr}` (rewrites code or frames)"
+    return None
+
+
+def _shell_write(t, s: _Scope) -> str | None:
+    parts = _dotted(t) if isinstance(t, ast.Attribute) else None
+    if parts and parts[0] in s.shell_names:
+        return f"changes IPython's machinery (`{'.'.join(parts)} = ...`)"
+    return None
+
+
+def _dunder_write(t, s: _Scope) -> str | None:
+    parts = _dotted(t) if isinstance(t, ast.Attribute) else None
+    if parts and parts[0] not in s.shell_names and parts[-1] in _REWRITTEN_DUNDERS:
+        return f"rewrites `{'.'.join(parts)}`"
+    return None
+
+
+def _module_write(t, s: _Scope) -> tuple[list[str], str] | None:
+    """(target, module) of `module.attr = ...` (not the shell, not a dunder), or None."""
+    parts = _dotted(t) if isinstance(t, ast.Attribute) else None
+    if not parts or len(parts) < 2 or parts[0] in s.shell_names or parts[-1] in _REWRITTEN_DUNDERS:
+        return None
+    module = s.base_module(parts)
+    return (parts, module) if module is not None else None
+
+
+def _monkeypatch(t, s: _Scope) -> str | None:
+    hit = _module_write(t, s)
+    if hit and _attribute_is_callable(hit[1], hit[0][-1]):
+        return f"monkeypatches `{'.'.join(hit[0])}` (module {hit[1]})"
+    return None
+
+
+def _module_setting(t, s: _Scope) -> str | None:
+    hit = _module_write(t, s)
+    if hit and not _attribute_is_callable(hit[1], hit[0][-1]):
+        return f"changes the module setting `{'.'.join(hit[0])}`"
+    return None
+
+
+def _namespace_item_write(t, s: _Scope) -> str | None:
+    parts = _dotted(t.value) if isinstance(t, ast.Subscript) else None
+    if parts and (parts[-1] in {"modules", "__dict__", "__builtins__"} or parts[0] == "__builtins__"):
+        return f"rewrites `{'.'.join(parts)}[...]`"
+    return None
+
+
+def _builtins_rebound(t, s: _Scope) -> str | None:
+    return "rebinds `__builtins__`" if isinstance(t, ast.Name) and t.id == "__builtins__" else None
+
+
+def _setattr_on_module(node: ast.Call, s: _Scope) -> str | None:
+    name = node.func.id if isinstance(node.func, ast.Name) else None
+    if name not in {"setattr", "delattr"} or not node.args:
+        return None
+    target = _dotted(node.args[0])
+    if target and (target[0] in s.aliases or target[0] in s.shell_names or target[0] == "__builtins__"):
+        return f"{name}() on `{'.'.join(target)}`"
+    if isinstance(node.args[0], ast.Call):
+        return f"{name}() on an imported object"
+    return None
+
+
+def _suspicious_call(node: ast.Call, s: _Scope) -> str | None:
+    name = node.func.id if isinstance(node.func, ast.Name) else None
+    return f"calls {name}()" if name in _SUSPICIOUS_CALLS else None
+
+
+def _tamper_call(node: ast.Call, s: _Scope) -> str | None:
+    parts = _call_parts(node)
+    if parts is None:
+        return None
+    module = s.aliases.get(parts[0], parts[0])
+    key = (module, parts[-1]) if len(parts) == 2 else (".".join([module, *parts[1:-1]]), parts[-1])
+    return _TAMPER_CALLS.get(key)
+
+
+def _shell_hook_call(node: ast.Call, s: _Scope) -> str | None:
+    parts = _call_parts(node)
+    if parts and parts[0] in s.shell_names and parts[1] in _SHELL_HOOKS:
+        return f"changes IPython's machinery (`{'.'.join(parts)}(...)`)"
+    return None
+
+
+def _namespace_mutation(node: ast.Call, s: _Scope) -> str | None:
+    parts = _call_parts(node)
+    if parts is None or parts[-1] not in _MUTATORS:
+        return None
+    owner = parts[:-1]
+    if owner[-1] in {"modules", "__dict__"} or owner[0] == "__builtins__":
+        return f"rewrites `{'.'.join(owner)}`"
+    return None
+
+
+def _magic_call(node: ast.Call, s: _Scope) -> str | None:
+    parts = _call_parts(node)
+    if not parts or parts[0] not in s.shell_names or parts[1] not in _MAGIC_RUNNERS:
+        return None
+    first = node.args[0] if node.args else None
+    if isinstance(first, ast.Constant) and first.value in _RISKY_MAGICS:
+        return f"runs the IPython magic %{first.value}"
+    return None
+
+
+def _frame_access(node: ast.Attribute, s: _Scope) -> str | None:
+    if node.attr in _FRAME_ATTRS:
+        return f"reaches into interpreter frames or closures (`.{node.attr}`)"
+    return None
+
+
+def _shell_access(node: ast.Attribute, s: _Scope) -> str | None:
+    parts = _dotted(node)
+    if node.attr not in _FRAME_ATTRS and parts and len(parts) > 1:
+        if parts[0] in s.shell_names and parts[1] in _SHELL_HOOKS:
+            return f"reaches IPython's machinery (`{'.'.join(parts)}`)"
+    return None
+
+
+def _sys_modules_read(node: ast.Attribute, s: _Scope) -> str | None:
+    parts = _dotted(node)
+    if node.attr in _FRAME_ATTRS or not parts or len(parts) != 2:
+        return None
+    if s.aliases.get(parts[0]) == "sys" and parts[1] == "modules":
+        return "reads sys.modules"
+    return None
+
+
+def _tamper_import(mod: str, s: _Scope) -> str | None:
+    return _TAMPER_MODULES.get(mod.split(".")[0])
+
+
+def _suspicious_import(mod: str, s: _Scope) -> str | None:
+    top = mod.split(".")[0]
+    if not _TAMPER_MODULES.get(top) and top in {"importlib", "gc", "inspect", "builtins", "signal"}:
+        return f"imports {mod}"
+    return None
+
+
+def _builtins_use(node: ast.Name, s: _Scope) -> str | None:
+    return "uses `__builtins__`" if node.id == "__builtins__" else None
+
+
+def _history_read(node: ast.Name, s: _Scope) -> str | None:
+    if node.id in _HISTORY_NAMES or (node.id.startswith("_i") and node.id[2:].isdigit()):
+        return f"reads the cell history (`{node.id}`), which holds the tests' code"
+    return None
+
+
+def _builtin_name_defined(node, s: _Scope) -> str | None:
+    if node.name in BUILTIN_NAMES:
+        return f"defines `{node.name}`, the name of a builtin"
+    return None
+
+
+def _builtin_name_bound(t: ast.Name, s: _Scope) -> str | None:
+    if t.id in BUILTIN_NAMES:
+        return f"binds a function to `{t.id}`, the name of a builtin"
+    return None
+
+
+# ------------------------------------------------------------------------------ the rule table
+
+
+@dataclass(frozen=True)
+class Rule:
+    """`pattern(subject, scope)` -> a message, for every subject `subjects(node)` yields."""
+
+    subjects: Callable[[ast.AST], Iterable]
+    pattern: Callable[..., str | None]
+    severity: str  # "tamper" or "suspicious"
+
+
+_CALLS, _ATTRIBUTES, _NAMES = _nodes(ast.Call), _nodes(ast.Attribute), _nodes(ast.Name)
+RULES: tuple[Rule, ...] = (
+    # writes: np.allclose = ..., get_ipython().run_cell = ..., sys.modules[...] = ...
+    Rule(_targets, _opaque_code_write, "tamper"),
+    Rule(_targets, _shell_write, "tamper"),
+    Rule(_targets, _dunder_write, "tamper"),
+    Rule(_targets, _monkeypatch, "tamper"),
+    Rule(_targets, _module_setting, "suspicious"),
+    Rule(_targets, _namespace_item_write, "tamper"),
+    Rule(_targets, _builtins_rebound, "tamper"),
+    # calls
+    Rule(_CALLS, _setattr_on_module, "tamper"),
+    Rule(_CALLS, _suspicious_call, "suspicious"),
+    Rule(_CALLS, _tamper_call, "tamper"),
+    Rule(_CALLS, _shell_hook_call, "tamper"),
+    Rule(_CALLS, _namespace_mutation, "tamper"),
+    Rule(_CALLS, _magic_call, "suspicious"),
+    # reads
+    Rule(_ATTRIBUTES, _frame_access, "tamper"),
+    Rule(_ATTRIBUTES, _shell_access, "tamper"),
+    Rule(_ATTRIBUTES, _sys_modules_read, "suspicious"),
+    Rule(_imported, _tamper_import, "tamper"),
+    Rule(_imported, _suspicious_import, "suspicious"),
+    Rule(_NAMES, _builtins_use, "tamper"),
+    Rule(_NAMES, _history_read, "suspicious"),
+    # callables named like builtins
+    Rule(_nodes(ast.FunctionDef, ast.ClassDef), _builtin_name_defined, "suspicious"),
+    Rule(_lambda_names, _builtin_name_bound, "suspicious"),
+)
+
+#: The rules by the subjects they look at (every rule of a subject, then the next subject).
+_RULE_GROUPS: dict[Callable, list[Rule]] = {}
+for _rule in RULES:
+    _RULE_GROUPS.setdefault(_rule.subjects, []).append(_rule)
+
+
 def scan_cell(source: str, aliases: dict[str, str]) -> list[Finding]:
-    """Everything in a student's cell that could tamper with the grading machinery."""
+    """Everything in a student's cell that could tamper with the grading machinery (once each,
+    in the order found)."""
     tree = parse(source)
     if tree is None:
         return []
-    found: list[Finding] = []
-
-    def tamper(msg: str) -> None:
-        found.append(Finding("tamper", msg))
-
-    def suspicious(msg: str) -> None:
-        found.append(Finding("suspicious", msg))
-
-    shell_names = {"get_ipython()"}
+    scope = _Scope(aliases, _shell_names(tree))
+    found: dict[tuple[str, str], Finding] = {}
     for node in ast.walk(tree):
-        if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call):
-            d = _dotted(node.value)
-            if d == ["get_ipython()"] or (
-                isinstance(node.value.func, ast.Name) and node.value.func.id == "get_ipython"
-            ):
-                shell_names |= {t.id for t in node.targets if isinstance(t, ast.Name)}
-
-    def base_module(parts: list[str]) -> str | None:
-        """The module a dotted target lives in (np.linalg.norm -> numpy.linalg), or None."""
-        if not parts or parts[0] not in aliases:
-            return None
-        module = aliases[parts[0]]
-        for p in parts[1:-1]:
-            if _is_module(f"{module}.{p}"):
-                module = f"{module}.{p}"
-            else:
-                return module if len(parts) > 2 else module
-        return module
-
-    for node in ast.walk(tree):
-        # assignments to attributes: np.allclose = ..., get_ipython().run_cell = ...
-        targets: list[ast.AST] = []
-        if isinstance(node, ast.Assign):
-            targets = list(node.targets)
-        elif isinstance(node, ast.AugAssign | ast.AnnAssign):
-            targets = [node.target]
-        elif isinstance(node, ast.Delete):
-            targets = list(node.targets)
-        for target in targets:
-            for t in _stored(target):
-                if isinstance(t, ast.Attribute):
-                    parts = _dotted(t)
-                    if parts is None:
-                        if t.attr in _FRAME_ATTRS | {"__code__", "__class__", "__dict__", "__defaults__"}:
-                            tamper(f"assigns to `.{t.attr}` (rewrites code or frames)")
-                        continue
-                    if parts[0] in shell_names:
-                        tamper(f"changes IPython's machinery (`{'.'.join(parts)} = ...`)")
-                    elif parts[-1] in {
-                        "__code__",
-                        "__class__",
-                        "__defaults__",
-                        "__kwdefaults__",
-                        "__globals__",
-                        "__builtins__",
-                    }:
-                        tamper(f"rewrites `{'.'.join(parts)}`")
-                    else:
-                        module = base_module(parts)
-                        if module is not None and len(parts) >= 2:
-                            what = f"`{'.'.join(parts)}`"
-                            if _attribute_is_callable(module, parts[-1]):
-                                tamper(f"monkeypatches {what} (module {module})")
-                            else:
-                                suspicious(f"changes the module setting {what}")
-                elif isinstance(t, ast.Subscript):
-                    parts = _dotted(t.value)
-                    if parts and (
-                        parts[-1] in {"modules", "__dict__", "__builtins__"} or parts[0] == "__builtins__"
-                    ):
-                        tamper(f"rewrites `{'.'.join(parts)}[...]`")
-                elif isinstance(t, ast.Name) and t.id == "__builtins__":
-                    tamper("rebinds `__builtins__`")
-        if isinstance(node, ast.Call):
-            func = node.func
-            parts = _dotted(func)
-            name = func.id if isinstance(func, ast.Name) else None
-            if name in {"setattr", "delattr"} and node.args:
-                target = _dotted(node.args[0])
-                if target and (
-                    target[0] in aliases or target[0] in shell_names or target[0] == "__builtins__"
-                ):
-                    tamper(f"{name}() on `{'.'.join(target)}`")
-                elif isinstance(node.args[0], ast.Call):
-                    tamper(f"{name}() on an imported object")
-            if name in _SUSPICIOUS_CALLS:
-                suspicious(f"calls {name}()")
-            if parts and len(parts) >= 2:
-                module = aliases.get(parts[0], parts[0])
-                key = (
-                    (module, parts[-1]) if len(parts) == 2 else (".".join([module, *parts[1:-1]]), parts[-1])
-                )
-                if key in _TAMPER_CALLS:
-                    tamper(_TAMPER_CALLS[key])
-                if parts[0] in shell_names and parts[1] in _SHELL_HOOKS:
-                    tamper(f"changes IPython's machinery (`{'.'.join(parts)}(...)`)")
-                if parts[-1] in {"update", "setdefault", "pop", "clear", "__setitem__", "__delitem__"}:
-                    owner = parts[:-1]
-                    if owner and (owner[-1] in {"modules", "__dict__"} or owner[0] == "__builtins__"):
-                        tamper(f"rewrites `{'.'.join(owner)}`")
-                if parts[0] in shell_names and parts[1] in {"run_line_magic", "run_cell_magic", "magic"}:
-                    if (
-                        node.args
-                        and isinstance(node.args[0], ast.Constant)
-                        and node.args[0].value
-                        in {
-                            "load_ext",
-                            "run",
-                            "load",
-                            "config",
-                            "alias",
-                            "xmode",
-                            "autoreload",
-                            "aimport",
-                        }
-                    ):
-                        suspicious(f"runs the IPython magic %{node.args[0].value}")
-        if isinstance(node, ast.Attribute):
-            parts = _dotted(node)
-            if node.attr in _FRAME_ATTRS:
-                tamper(f"reaches into interpreter frames or closures (`.{node.attr}`)")
-            elif parts and parts[0] in shell_names and len(parts) > 1 and parts[1] in _SHELL_HOOKS:
-                tamper(f"reaches IPython's machinery (`{'.'.join(parts)}`)")
-            elif parts and len(parts) == 2 and aliases.get(parts[0]) == "sys" and parts[1] == "modules":
-                suspicious("reads sys.modules")
-        if isinstance(node, ast.Import | ast.ImportFrom):
-            mods = [a.name for a in node.names] if isinstance(node, ast.Import) else [node.module or ""]
-            for mod in mods:
-                top = mod.split(".")[0]
-                if top in _TAMPER_MODULES and _TAMPER_MODULES[top]:
-                    tamper(_TAMPER_MODULES[top])
-                elif top in {"importlib", "gc", "inspect", "builtins", "signal"}:
-                    suspicious(f"imports {mod}")
-        if isinstance(node, ast.Name):
-            if node.id == "__builtins__":
-                tamper("uses `__builtins__`")
-            elif node.id in _HISTORY_NAMES or (node.id.startswith("_i") and node.id[2:].isdigit()):
-                suspicious(f"reads the cell history (`{node.id}`), which holds the tests' code")
-        if isinstance(node, ast.FunctionDef | ast.ClassDef) and node.name in BUILTIN_NAMES:
-            suspicious(f"defines `{node.name}`, the name of a builtin")
-        if isinstance(node, ast.Assign) and isinstance(node.value, ast.Lambda):
-            for t in node.targets:
-                if isinstance(t, ast.Name) and t.id in BUILTIN_NAMES:
-                    suspicious(f"binds a function to `{t.id}`, the name of a builtin")
-    unique: dict[tuple[str, str], Finding] = {}
-    for f in found:
-        unique.setdefault((f.severity, f.message), f)
-    return list(unique.values())
+        for subjects, rules in _RULE_GROUPS.items():
+            for subject in subjects(node):
+                for rule in rules:
+                    message = rule.pattern(subject, scope)
+                    if message:
+                        found.setdefault((rule.severity, message), Finding(rule.severity, message))
+    return list(found.values())
 
 
 # ------------------------------------------------------------------------------ the guard protocol
@@ -478,11 +628,10 @@ def new_guard() -> tuple[str, str]:
 
 
 def install_code(token: str, key: str, roots: list[str]) -> str:
-    return (
-        GUARD_SOURCE
-        + f"\n_bpg_install({token!r}, {key!r}, {tuple(roots)!r}, {WATCHED_MODULES!r})\n"
-        + "del _bpg_install\n"
-    )
+    """The cell that installs the guard: its module source and the install call, executed in a
+    namespace of their own (nothing is added to the notebook's namespace)."""
+    source = GUARD_SOURCE + f"\n_bpg_install({token!r}, {key!r}, {tuple(roots)!r}, {WATCHED_MODULES!r})\n"
+    return f"exec(compile({source!r}, '<backprop-grade guard>', 'exec'), {{'__name__': '_bpg_guard'}})\n"
 
 
 def call_expression(token: str, method: str, nonce: str, *args) -> str:
