@@ -6,8 +6,6 @@ signed."""
 from __future__ import annotations
 
 import functools
-import hashlib
-import hmac
 import json
 import sys
 import types
@@ -16,11 +14,16 @@ from grader.instructor.grading import tamper
 from tests.nbgrader_harness import REPO
 
 
+def _reply(text: str) -> dict:
+    """An execute_reply carrying the guard's answer, as the worker receives it."""
+    return {"content": {"user_expressions": {"r": {"status": "ok", "data": {"text/plain": repr(text)}}}}}
+
+
 def _answer(text: str, key: str, nonce: str) -> dict:
-    outer = json.loads(text)
-    mac = hmac.new(bytes.fromhex(key), (nonce + outer["body"]).encode(), hashlib.sha256).hexdigest()
-    assert hmac.compare_digest(mac, outer["mac"])
-    return json.loads(outer["body"])
+    """The guard's answer, read by the worker's own reader (which checks the signature)."""
+    answer = tamper.read_answer(_reply(text), key, nonce)
+    assert answer is not None, "the guard's answer did not verify"
+    return answer
 
 
 def test_guard_tells_library_rewraps_from_patches():
@@ -59,10 +62,9 @@ def test_guard_tells_library_rewraps_from_patches():
         assert len(found) == 1 and found[0].startswith("fakelib_bpg.close was replaced (now ")
         # a forged answer does not verify
         forged = json.dumps({"body": json.dumps({"tamper": [], "suspicious": []}), "mac": "0" * 64})
-        reply = {
-            "content": {"user_expressions": {"r": {"status": "ok", "data": {"text/plain": repr(forged)}}}}
-        }
-        assert tamper.read_answer(reply, key, "n4") is None
+        assert tamper.read_answer(_reply(forged), key, "n4") is None
+        # a genuine answer replayed under another nonce does not verify either
+        assert tamper.read_answer(_reply(guard.verify("n5", [])), key, "n6") is None
     finally:
         sys.modules.pop("fakelib_bpg", None)
         sys.modules.pop(token, None)

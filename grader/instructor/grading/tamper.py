@@ -36,6 +36,8 @@ from pathlib import Path
 
 from grader.instructor.grading.records import Finding
 
+from . import _kernel_guard
+
 GUARD_SOURCE = (Path(__file__).parent / "_kernel_guard.py").read_text(encoding="utf-8")
 
 #: Modules whose attributes the guard watches (".*": with all submodules).
@@ -66,24 +68,16 @@ WATCHED_MODULES = [
 ]
 
 BUILTIN_NAMES = frozenset(dir(builtins))
-_SHELL_HOOKS = {
+#: IPython machinery a student cell must not touch: what the in-kernel guard watches at run time
+#: (_kernel_guard.SHELL_HOOKS), plus what only the static scan can see being reached.
+_SHELL_HOOKS = set(_kernel_guard.SHELL_HOOKS) | {
     "events",
     "ast_transformers",
     "input_transformers_cleanup",
     "input_transformers_post",
     "input_transformer_manager",
-    "set_custom_exc",
     "custom_exceptions",
     "CustomTB",
-    "showtraceback",
-    "_showtraceback",
-    "showsyntaxerror",
-    "run_cell",
-    "run_cell_async",
-    "run_ast_nodes",
-    "run_code",
-    "transform_cell",
-    "transform_ast",
     "user_ns",
     "user_global_ns",
     "register_magic_function",
