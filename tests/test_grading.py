@@ -4,6 +4,10 @@
 - the untouched student release scores zero and runs to the end;
 - each alternative correct solution in tests/cases/NN_topic.py scores full marks;
 - each typical mistake loses exactly the graded cells it must lose.
+
+Cases that cannot reach each other's graded cells share one autograde run (tests/case_packs.py),
+with the same expectation for every cell: the nine lessons' 125 cases take 79 runs (plus a solution
+and a release run each).
 """
 
 from __future__ import annotations
@@ -11,10 +15,14 @@ from __future__ import annotations
 import functools
 from pathlib import Path
 
+import nbformat
 import pytest
 
 from grader.instructor.build import assignments
+from tests import case_packs
+from tests.case_packs import Case, Pack
 from tests.nbgrader_harness import (
+    REPO,
     ScratchCourse,
     fill_release,
     graded_cells,
@@ -27,23 +35,37 @@ pytestmark = pytest.mark.slow
 NAMES = assignments()
 
 
-def _cases(name: str) -> list[tuple[str, str]]:
+@functools.cache
+def _packs(name: str) -> list[Pack]:
+    """The lesson's alternatives and mistakes, packed into as few runs as is sound (case_packs)."""
     alternatives, mistakes = load_cases(name)
-    ids = [("solution", ""), ("release", "")]
-    ids += [("alternative", gid) for gid in alternatives]
-    ids += [("mistake", m["name"]) for m in mistakes]
-    return ids
+    cases = [Case("alternative", f"alternative {gid}", {gid: src}, frozenset())
+             for gid, src in alternatives.items()]
+    cases += [Case("mistake", m["name"], m["cells"], frozenset(m["must_fail"])) for m in mistakes]
+    path = REPO / "course" / name / f"{name}.ipynb"
+    return case_packs.pack(nbformat.read(path, as_version=4), cases)
 
 
-#: Cases of one assignment share a scratch course per test process; in chunks of this many they
+def _runs(name: str) -> list[tuple[str, int]]:
+    return [("solution", 0), ("release", 0)] + [("pack", i) for i in range(len(_packs(name)))]
+
+
+def _run_id(name: str, kind: str, index: int) -> str:
+    if kind != "pack":
+        return f"{name}-{kind}"
+    labels = _packs(name)[index].label
+    return f"{name}-{index}-{labels[:70]}{'...' if len(labels) > 70 else ''}"
+
+
+#: Runs of one assignment share a scratch course per test process; in chunks of this many they
 #: spread over the xdist workers (one group per chunk) instead of queueing on one.
-CHUNK = 6
+CHUNK = 4
 
 PARAMS = [
-    pytest.param(name, kind, label, id=f"{name}-{kind}-{label}" if label else f"{name}-{kind}",
+    pytest.param(name, kind, index, id=_run_id(name, kind, index),
                  marks=pytest.mark.xdist_group(f"{name}-{i // CHUNK}"))
     for name in NAMES
-    for i, (kind, label) in enumerate(_cases(name))
+    for i, (kind, index) in enumerate(_runs(name))
 ]
 
 
@@ -63,28 +85,26 @@ def _student(kind: str, label: str) -> str:
     return "".join(ch if ch.isalnum() else "_" for ch in f"{kind}_{label}")[:60]
 
 
-@pytest.mark.parametrize("name, kind, label", PARAMS)
-def test_autograde(course: ScratchCourse, name: str, kind: str, label: str) -> None:
+@pytest.mark.parametrize("name, kind, index", PARAMS)
+def test_autograde(course: ScratchCourse, name: str, kind: str, index: int) -> None:
     points = graded_cells(course.source_nb)
     assert points, f"{name} has no graded cells"
     solutions = solution_sources(course.source_nb)
-    alternatives, mistakes = load_cases(name)
-    must_fail: set[str] = set()
+    must_fail: frozenset[str] = frozenset()
+    reach: dict[str, str] = {}
     if kind == "release":
         nb = course.release_nb
-        must_fail = set(points)
+        must_fail = frozenset(points)
     elif kind == "solution":
         nb = fill_release(course.release_nb, solutions)
-    elif kind == "alternative":
-        nb = fill_release(course.release_nb, {**solutions, label: alternatives[label]})
     else:
-        mistake = next(m for m in mistakes if m["name"] == label)
-        unknown = set(mistake["must_fail"]) - set(points)
-        assert not unknown, f"mistake {label!r} names unknown graded cells {unknown}"
-        nb = fill_release(course.release_nb, {**solutions, **mistake["cells"]})
-        must_fail = set(mistake["must_fail"])
+        run = _packs(name)[index]
+        unknown = run.must_fail - set(points)
+        assert not unknown, f"{run.label!r} names unknown graded cells {unknown}"
+        nb = fill_release(course.release_nb, {**solutions, **run.answers})
+        must_fail, reach = run.must_fail, run.reach
 
-    student = _student(kind, label)
+    student = f"{kind}_{index}"
     course.submit(student, nb)
     scores = course.autograde(student)
 
@@ -93,8 +113,9 @@ def test_autograde(course: ScratchCourse, name: str, kind: str, label: str) -> N
     for grade_id, cell in scores.items():
         expected = 0.0 if grade_id in must_fail else points[grade_id]
         if cell.score != expected:
-            wrong[grade_id] = f"scored {cell.score}/{cell.max_score}, expected {expected}"
-    assert not wrong, f"{name} [{kind} {label}]: {wrong}"
+            case = reach.get(grade_id, "the solution's own code")
+            wrong[grade_id] = f"scored {cell.score}/{cell.max_score}, expected {expected} (reached by {case})"
+    assert not wrong, f"{name} [{kind} {index}]: {wrong}"
     # The notebook ran to the end: the last code cell was executed.
     autograded = course.autograded_notebook(student)
     code_cells = [c for c in autograded.cells if c.cell_type == "code"]
