@@ -33,6 +33,7 @@ from ._validate import (
     writable_float64_array,
 )
 from .errors import BadReturnValue, CheckFailed, ToolkitInputError
+from .hint_context import checked_reg, checked_rnn, checked_weights, trailing_block
 from .hints import Hint, checked_layer_pair, diagnose
 from .numgrad import (
     eval_numerical_gradient,
@@ -73,6 +74,9 @@ def check_close(
     layer_input: Any = None,
     layer_output: Any = None,
     kind: str | None = None,
+    weights: Any = None,
+    reg: float | None = None,
+    rnn: Any = None,
 ) -> CheckResult:
     """Compare a value (forward output or gradient) with a reference; print; raise on failure.
 
@@ -81,7 +85,9 @@ def check_close(
     mask, upstream (the dout given to the backward pass), layer_input and layer_output (x and
     out of an elementwise layer, shape S) — passed to the hint engine; kind — "gradient" or
     "value" (the wording of the hints), by default guessed from the name (dx, dW1, dL/dx, a
-    name with "grad" or "slope": gradient; out, loss, scores: value).
+    name with "grad" or "slope": gradient; out, loss, scores: value); weights (a W shaped like
+    expected, or square), reg (the L2 strength) and rnn (the dict of a vanilla RNN problem) —
+    passed to the hint engine (see grader.hints.diagnose).
     Returns: the CheckResult (only when it passed; otherwise CheckFailed is raised).
     """
     __tracebackhide__ = True
@@ -94,6 +100,7 @@ def check_close(
     kind = optional_kind(kind)
     up = _checked_upstream(upstream, "upstream")
     layer = checked_layer_pair(layer_input, layer_output, exp.shape)
+    extra = _checked_extra_context(weights, reg, rnn, exp.shape)
     result, line = _compare(
         name,
         actual,
@@ -104,6 +111,7 @@ def check_close(
         upstream=up,
         layer=layer,
         kind=kind,
+        extra=extra,
     )
     _report([(result, line)])
     return result
@@ -124,6 +132,9 @@ def check_gradient(
     upstream: Any = None,
     layer_input: Any = None,
     layer_output: Any = None,
+    weights: Any = None,
+    reg: float | None = None,
+    rnn: Any = None,
 ) -> CheckResult:
     """Compare an analytic gradient with the numerical gradient of f at x; print; raise.
 
@@ -132,7 +143,8 @@ def check_gradient(
     not change it in place: that is checked after every call of f); analytic — the student's
     gradient, shape S. batch_size defaults to dout.shape[0] when dout has 2 or more axes.
     batch_size, mask, upstream (defaults to dout), layer_input and layer_output (x and out of
-    an elementwise layer, shape S) are passed to the hint engine.
+    an elementwise layer, shape S), weights, reg and rnn are passed to the hint engine (for the
+    gradient of a regularised loss with respect to a weight matrix x: weights=x, reg=reg).
     Returns: the CheckResult (only when it passed; otherwise CheckFailed is raised).
     """
     __tracebackhide__ = True
@@ -143,6 +155,7 @@ def check_gradient(
     mask = optional_mask(mask, x.shape)
     hint_up = _checked_upstream(upstream, "upstream")
     layer = checked_layer_pair(layer_input, layer_output, x.shape)
+    extra = _checked_extra_context(weights, reg, rnn, x.shape)
     if dout is None:
         numeric = eval_numerical_gradient(f, x, h)
     else:
@@ -163,6 +176,7 @@ def check_gradient(
         upstream=hint_up,
         layer=layer,
         kind="gradient",
+        extra=extra,
     )
     _report([(result, line)])
     return result
@@ -187,7 +201,8 @@ def check_layer(
     name → float64 array (x: (N, ...), w, b...); seed — for the random dout (shaped like out,
     drawn from default_rng([0xD0D7, seed]) so it never equals an input made with
     default_rng(seed)); masks — optional name → bool mask (shaped like that input) for the
-    hints. The hints take batch_size from the first input's first axis.
+    hints. The hints take batch_size from the first input's first axis, and as weights the
+    first other input that is a square matrix fitting this input's last axes (dx = dout @ W.T).
     Inputs are copied, so forward cannot corrupt them; forward or backward changing them (or
     dout) in place is reported as a failure, and so is a forward that is not deterministic.
     Returns: one CheckResult per input (named "d<input>"), when all passed.
@@ -235,6 +250,7 @@ def check_layer(
                 upstream=dout,
                 layer=(originals[i], out) if out.shape == originals[i].shape else None,
                 kind="gradient",
+                extra={"weights": _square_other_input(originals, i)},
             )
         )
     _report(rows, problems, who=bname)
@@ -255,6 +271,7 @@ def _compare(
     upstream: np.ndarray | None = None,
     layer: tuple[np.ndarray, np.ndarray] | None = None,
     kind: str | None = None,
+    extra: Mapping[str, Any] | None = None,
 ) -> tuple[CheckResult, str]:
     """The CheckResult and its ✓/✗ line; diagnose() is only asked when it failed."""
     __tracebackhide__ = True
@@ -283,6 +300,7 @@ def _compare(
         layer_input=x,
         layer_output=out,
         kind=kind,
+        **(extra or {}),
     )
     return CheckResult(name, False, err, hint), fail_line(name, status)
 
@@ -329,6 +347,22 @@ def _checked_upstream(value: Any, what: str) -> np.ndarray | None:
     arr = float64_array(value, what)
     require_finite(arr, what)
     return arr
+
+
+def _checked_extra_context(weights: Any, reg: Any, rnn: Any, shape: tuple[int, ...]) -> dict[str, Any]:
+    """weights, reg and rnn for diagnose, checked now (even when the value turns out right)."""
+    __tracebackhide__ = True
+    checked_rnn(rnn)  # diagnose takes the dict itself
+    return {"weights": checked_weights(weights, shape), "reg": checked_reg(reg), "rnn": rnn}
+
+
+def _square_other_input(originals: list[np.ndarray], i: int) -> np.ndarray | None:
+    """The first input other than i that is a square matrix (K, K), K the size of input i's last axes."""
+    for j, w in enumerate(originals):
+        square = w.ndim == 2 and w.shape[0] == w.shape[1] > 1
+        if j != i and square and trailing_block(originals[i].shape, w.shape[0]):
+            return w
+    return None
 
 
 def _checked_name(name: Any) -> str:

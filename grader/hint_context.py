@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 
 from ._validate import (
+    describe,
     float64_array,
     fmt_shape,
     max_abs,
@@ -31,7 +32,12 @@ __all__ = [
     "Hint",
     "HintContext",
     "Rule",
+    "RNN_KEYS",
+    "RnnProblem",
     "checked_layer_pair",
+    "checked_reg",
+    "checked_rnn",
+    "checked_weights",
     "close",
     "is_gradient_name",
     "make_context",
@@ -58,6 +64,21 @@ class Hint:
 
 
 @dataclass(frozen=True)
+class RnnProblem:
+    """A vanilla tanh RNN, h_t = tanh(x_t Wx + h_(t−1) Wh + b), and the upstream gradient dh of
+    every state: x (N, T, D), h0 (N, H), wx (D, H), wh (H, H), b (H,), dh (N, T, H); step — the
+    problem was given as one step (x (N, D), prev_h, dnext_h), its gradients named dx, dprev_h."""
+
+    x: np.ndarray
+    h0: np.ndarray
+    wx: np.ndarray
+    wh: np.ndarray
+    b: np.ndarray
+    dh: np.ndarray
+    step: bool
+
+
+@dataclass(frozen=True)
 class HintContext:
     """What every rule needs: the checked arguments and the matching tolerance."""
 
@@ -70,6 +91,9 @@ class HintContext:
     upstream: np.ndarray | None
     layer: tuple[np.ndarray, np.ndarray] | None  # (input, output) of an elementwise layer
     kind: str  # "gradient" or "value"
+    weights: np.ndarray | None = None  # a weight matrix: shaped like expected, or square (K, K)
+    reg: float | None = None  # the L2 strength, with weights shaped like expected
+    rnn: RnnProblem | None = None  # a vanilla tanh RNN problem (see checked_rnn)
 
 
 #: A rule: (actual, ctx) -> the Hint it recognises, or None.
@@ -86,11 +110,15 @@ def make_context(
     layer_input: Any,
     layer_output: Any,
     kind: Any,
+    weights: Any = None,
+    reg: Any = None,
+    rnn: Any = None,
 ) -> HintContext:
     """The checked arguments of `diagnose` (see there); raises ToolkitInputError on bad ones.
 
     expected becomes a finite float64 array of shape S; mask, layer_input and layer_output must
-    be shaped S; kind None is guessed from the name (`is_gradient_name`), "gradient" without one.
+    be shaped S; kind None is guessed from the name (`is_gradient_name`), "gradient" without one;
+    weights, reg and rnn are checked by `checked_weights`, `checked_reg` and `checked_rnn`.
     """
     __tracebackhide__ = True
     exp = float64_array(expected, "expected")
@@ -110,7 +138,86 @@ def make_context(
         upstream=up,
         layer=checked_layer_pair(layer_input, layer_output, exp.shape),
         kind=kind,
+        weights=checked_weights(weights, exp.shape),
+        reg=checked_reg(reg),
+        rnn=checked_rnn(rnn),
     )
+
+
+def checked_weights(weights: Any, shape: tuple[int, ...]) -> np.ndarray | None:
+    """None, or a finite float64 2-D W shaped like expected (`shape`) or square (K, K) with K the
+    product of expected's last axes (dx = dout @ W.T, x reshaped to (-1, K))."""
+    __tracebackhide__ = True
+    if weights is None:
+        return None
+    w = float64_array(weights, "weights")
+    require_finite(w, "weights")
+    square = w.ndim == 2 and w.shape[0] == w.shape[1] and trailing_block(shape, w.shape[0])
+    if w.shape != tuple(shape) and not square:
+        raise ToolkitInputError(
+            f"weights must be a matrix W shaped like expected, {fmt_shape(shape)} (for dW), or a "
+            f"square (K, K) one, K the size of expected's last axes (for dx = dout @ W.T), but it "
+            f"has shape {fmt_shape(w.shape)}."
+        )
+    return w
+
+
+def trailing_block(shape: tuple[int, ...], k: int) -> bool:
+    """Is k the product of the last axes of `shape` (one or more; a batch axis may stay in front)?"""
+    return any(int(np.prod(shape[i:])) == k for i in range(len(shape)))
+
+
+def checked_reg(reg: Any) -> float | None:
+    """None, or a finite number ≥ 0 (the L2 strength) as a float."""
+    __tracebackhide__ = True
+    if reg is None:
+        return None
+    ok = isinstance(reg, int | float | np.integer | np.floating) and not isinstance(reg, bool | np.bool_)
+    if not ok or not np.isfinite(float(reg)) or float(reg) < 0:
+        raise ToolkitInputError(f"reg must be None or a number ≥ 0, but got {describe(reg)}.")
+    return float(reg)
+
+
+#: The arrays of an RNN problem: a sequence (x (N, T, D), h0, dh (N, T, H)) or one step
+#: (x (N, D), prev_h, dnext_h (N, H)); both with Wx (D, H), Wh (H, H) and b (H,).
+RNN_KEYS = (("x", "h0", "Wx", "Wh", "b", "dh"), ("x", "prev_h", "Wx", "Wh", "b", "dnext_h"))
+
+
+def checked_rnn(rnn: Any) -> RnnProblem | None:
+    """None, or the RNN problem as a sequence (an RnnProblem).
+
+    Accepts a mapping with the keys of either line of RNN_KEYS (extra keys are ignored); one
+    step becomes a sequence of length T = 1. Raises ToolkitInputError on missing keys or shapes
+    that do not fit together.
+    """
+    __tracebackhide__ = True
+    if rnn is None:
+        return None
+    if not hasattr(rnn, "keys") or not any(all(k in rnn for k in keys) for keys in RNN_KEYS):
+        raise ToolkitInputError(
+            "rnn must be a dict with x, h0, Wx, Wh, b, dh (a sequence) or x, prev_h, Wx, Wh, b, "
+            f"dnext_h (one step), but got {describe(rnn)}."
+        )
+    keys = RNN_KEYS[0] if all(k in rnn for k in RNN_KEYS[0]) else RNN_KEYS[1]
+    arrays = []
+    for key in keys:
+        arr = float64_array(rnn[key], f"rnn['{key}']")
+        require_finite(arr, f"rnn['{key}']")
+        arrays.append(arr)
+    x, h0, wx, wh, b, dh = arrays
+    if keys is RNN_KEYS[1]:
+        x, dh = x[:, None, :], dh[:, None, :]
+    ok = x.ndim == 3 and h0.ndim == 2 and wx.ndim == 2 and b.ndim == 1
+    if ok:
+        (n, t, d), h = x.shape, b.shape[0]
+        ok = h0.shape == (n, h) and wx.shape == (d, h) and wh.shape == (h, h) and dh.shape == (n, t, h)
+    if not ok:
+        shapes = ", ".join(f"{k} {fmt_shape(np.shape(rnn[k]))}" for k in keys)
+        raise ToolkitInputError(
+            f"the arrays of rnn do not fit together ({shapes}); expected x (N, T, D), h0 (N, H), "
+            "Wx (D, H), Wh (H, H), b (H,), dh (N, T, H) (or x (N, D), prev_h, dnext_h (N, H))."
+        )
+    return RnnProblem(x, h0, wx, wh, b, dh, step=keys is RNN_KEYS[1])
 
 
 #: A word that names a gradient: d, dx, dW1, db2, dx_num, dout, dscores, d(a*a)/da, dL/dx...

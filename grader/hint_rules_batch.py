@@ -15,6 +15,7 @@ from .hint_context import Hint, HintContext, close, pair_tol
 
 __all__ = [
     "one_example",
+    "one_example_product",
     "unmasked_upstream",
     "upstream_row",
     "wrong_axis",
@@ -129,6 +130,35 @@ def upstream_row(a: np.ndarray, ctx: HintContext) -> Hint | None:
                 "not-summed-over-batch",
                 f"{ctx.who} equals row {i} of the upstream gradient dout (one example only): "
                 f"sum over all {up.shape[0]} rows of the batch axis{why}.",
+            )
+    return None
+
+
+def one_example_product(a: np.ndarray, ctx: HintContext) -> Hint | None:
+    """A weight gradient from one example: actual == outer(u, dout[i]) for i the first or last row.
+
+    dW = x.T @ dout sums one outer product x[n] ⊗ dout[n] per example; with only example i
+    every row of actual is a multiple of dout[i]. Needs upstream dout of shape (N, M), N ≥ 2,
+    M ≥ 2, actual of shape (D, M), and an expected that is not of that form itself.
+    """
+    up, e = ctx.upstream, ctx.expected
+    if up is None or up.ndim != 2 or min(up.shape) < 2 or a.ndim != 2 or a.shape[1] != up.shape[1]:
+        return None
+    for i in (0, up.shape[0] - 1):
+        r = up[i]
+        rr = float(np.vdot(r, r))
+        if rr == 0:
+            continue
+        guess, same_form = np.outer(a @ r / rr, r), np.outer(e @ r / rr, r)
+        if max_abs(guess) == 0 or close(e, same_form, 10 * pair_tol(e, same_form)):
+            continue
+        if close(a, guess, pair_tol(a, guess)):
+            which = "first" if i == 0 else "last"
+            return Hint(
+                "one-example-product",
+                f"{ctx.who} comes from the {which} example alone: every row of it is a multiple of "
+                f"row {i} of dout, as in x[{i}]ᵀ·dout[{i}] (np.outer(x[{i}], dout[{i}])); a weight "
+                f"gradient adds one such product per example — over all {up.shape[0]}: dW = x.T @ dout.",
             )
     return None
 

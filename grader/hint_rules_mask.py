@@ -16,7 +16,7 @@ from ._validate import max_abs
 from .hint_context import Hint, HintContext, close, pair_tol
 from .hint_format import fmt_factor
 
-__all__ = ["mask_from_dout", "masked", "slope_from_input", "zero_pattern"]
+__all__ = ["forgot_dout", "inverted_mask", "mask_from_dout", "masked", "slope_from_input", "zero_pattern"]
 
 
 # ----------------------------------------------------------------------------- slopes and dout
@@ -90,6 +90,105 @@ def _relu_inside_mask(a: np.ndarray, ctx: HintContext, m: np.ndarray) -> bool:
     if positive < 2 or negative < 2 or (a < -ctx.tol).any():
         return False
     return close(got, np.maximum(inside, 0), ctx.tol)
+
+
+# ----------------------------------------------------------------------------- slope alone, inverted mask
+
+
+#: Elementwise layers recognised from (x, out): (name, forward, local slope from (x, out), its
+#: formula, the right backward).
+_LAYERS: tuple[tuple[str, Callable[[np.ndarray], np.ndarray], Callable[..., np.ndarray], str, str], ...] = (
+    ("tanh", np.tanh, lambda x, out: 1 - out**2, "1 − out²", "dx = dout * (1 - out**2)"),
+    (
+        "sigmoid",
+        lambda x: 0.5 * (1 + np.tanh(x / 2)),
+        lambda x, out: out * (1 - out),
+        "out·(1 − out)",
+        "dx = dout * out * (1 - out)",
+    ),
+    (
+        "ReLU",
+        lambda x: np.maximum(x, 0),
+        lambda x, out: (x > 0).astype(np.float64),
+        "the mask (x > 0)",
+        "dx = dout * (x > 0)",
+    ),
+)
+
+
+def _layer_kind(ctx: HintContext) -> tuple[str, np.ndarray, str, str] | None:
+    """(name, local slope, its formula, the right backward) of ctx's layer (x, out), else None.
+
+    Without a layer, a mask alone stands for a ReLU (its slope is the mask).
+    """
+    if ctx.layer is None:
+        if ctx.mask is None:
+            return None
+        return "ReLU", ctx.mask.astype(np.float64), "the mask (x > 0)", "dx = dout * (x > 0)"
+    x, out = ctx.layer
+    for name, forward, slope, formula, right in _LAYERS:
+        y = forward(x)
+        if close(out, y, pair_tol(out, y)):
+            return name, slope(x, out), formula, right
+    return None
+
+
+def forgot_dout(a: np.ndarray, ctx: HintContext) -> Hint | None:
+    """actual is the local slope of a tanh, sigmoid or ReLU layer alone: dout not multiplied in.
+
+    Needs layer_input and layer_output (which identify the layer: out == tanh(x), sigmoid(x)
+    or max(x, 0)), or a mask (a ReLU's); with an upstream shaped like expected, expected must
+    be dout · slope.
+    """
+    found = _layer_kind(ctx)
+    if found is None:
+        return None
+    layer, slope, formula, right_form = found
+    up = ctx.upstream
+    if up is not None and up.shape == a.shape:
+        right = up * slope
+        if not close(ctx.expected, right, pair_tol(ctx.expected, right)):
+            return None
+    if max_abs(slope) == 0 or not close(a, slope, pair_tol(a, slope)):
+        return None
+    return Hint(
+        "forgot-dout",
+        f"{ctx.who} is the {layer}'s local slope, {formula}, alone: the upstream gradient dout is "
+        f"missing — the chain rule multiplies the two: {right_form}.",
+    )
+
+
+def inverted_mask(a: np.ndarray, ctx: HintContext) -> Hint | None:
+    """A ReLU backward with the mask inverted: actual == dout * (x <= 0) where dout * (x > 0) was expected.
+
+    The mask comes from `mask`, from a ReLU layer (x > 0) or from the zeros of expected; actual
+    must be 0 wherever the mask passes dout and non-zero wherever it blocks it (≥ 2 entries
+    each); with an upstream shaped like expected, actual must equal dout where it is blocked.
+    """
+    e, tol = ctx.expected, ctx.tol
+    found = _layer_kind(ctx)
+    if ctx.mask is not None:
+        passes = ctx.mask
+    elif found is not None and found[0] == "ReLU":
+        passes = ctx.layer[0] > 0
+    else:
+        passes = np.abs(e) > tol
+    zero_a, zero_e = np.abs(a) <= tol, np.abs(e) <= tol
+    if passes.sum() < 2 or (~passes).sum() < 2 or not zero_e[~passes].all():
+        return None
+    if not zero_a[passes].all() or zero_a[~passes].any() or zero_e[passes].sum() > passes.sum() // 2:
+        return None
+    up = ctx.upstream
+    if up is not None and up.shape == a.shape:
+        blocked = up * ~passes
+        if not close(a, blocked, pair_tol(a, blocked)) or not close(e, up * passes, pair_tol(e, up)):
+            return None
+    return Hint(
+        "inverted-mask",
+        f"{ctx.who} is 0 exactly where the expected one lets dout through and non-zero exactly where "
+        "it is 0: the mask is inverted — ReLU passes the gradient where x > 0 (x <= 0 and x < 0 "
+        "block it): dx = dout * (x > 0).",
+    )
 
 
 # ----------------------------------------------------------------------------- masks

@@ -11,7 +11,9 @@ Layout: this module holds the public API, HINT_CODES and the rule table `VALUE_R
 `hint_format` how numbers appear in messages; the rules are grouped by theme in
 `hint_rules_input` (None, not an array, NaN), `hint_rules_shape`, `hint_rules_scale` (zero,
 factors, offsets, almost, partial), `hint_rules_batch` (wrong axis, rows of dout, one
-example), `hint_rules_mask` (masks and slopes) and `hint_rules_softmax` (the one-hot term).
+example, one example's outer product), `hint_rules_mask` (masks and slopes, the local slope
+alone, the inverted mask), `hint_rules_softmax` (the one-hot term), `hint_rules_weights` (a
+square W not transposed, the L2 term) and `hint_rules_rnn` (backpropagation through time).
 They sit next to this module, not in a subpackage, because `short_traceback` shortens a
 traceback only when every frame is in a file directly inside grader/.
 """
@@ -24,9 +26,11 @@ import numpy as np
 
 from . import hint_rules_batch as batch
 from . import hint_rules_mask as masks
+from . import hint_rules_rnn as rnns
 from . import hint_rules_scale as scale
 from . import hint_rules_shape as shape
 from . import hint_rules_softmax as softmax
+from . import hint_rules_weights as weighted
 from ._validate import dtype_problem, short_traceback, to_numpy
 from .hint_context import ALMOST_RTOL as ALMOST_RTOL
 from .hint_context import FACTOR_RTOL as FACTOR_RTOL
@@ -76,6 +80,21 @@ HINT_CODES: dict[str, str] = {
     "whole columns (dx[:, y] -= 1), whole rows (dx[y] -= 1) or every entry.",
     "one-hot-term": "softmax gradient right except at each row's label entry, where it is off "
     "by one constant: the one-hot term missing (dx = p / N), doubled or not divided by N.",
+    "forgot-dout": "the local slope of a tanh, sigmoid or ReLU layer alone (1 − out², out·(1 − out), "
+    "the mask): dout not multiplied in (needs layer_input and layer_output, or a mask).",
+    "inverted-mask": "a ReLU backward with the mask inverted: 0 where dout should pass, dout where it "
+    "should be blocked (x <= 0 instead of x > 0).",
+    "no-transpose": "G @ W where G @ W.T was expected (dx = dout @ W with a square W; needs weights).",
+    "one-example-product": "a weight gradient from one example: x[i]ᵀ·dout[i] for the first or last "
+    "example instead of x.T @ dout (needs upstream).",
+    "l2-term": "off by exactly k·W: the L2 term reg·W (or 2·reg·W) missing or counted twice (needs "
+    "weights shaped like expected; reg names the multiple).",
+    "rnn-no-carry": "backprop through time where step t receives only dh[:, t], not the gradient "
+    "from step t+1 (needs rnn).",
+    "rnn-one-step": "a shared weight's gradient holding one time step's share (first or last): `=` "
+    "instead of `+=` across the steps (needs rnn).",
+    "rnn-slope-after-matmul": "tanh's slope applied after the product with Wh, (dnext_h @ Wh.T) * "
+    "(1 − h²), instead of before it (needs rnn).",
     "almost": "close but not within tolerance; reports the largest difference and where.",
     "partial": "right at some entries and wrong at others; says how many and the first wrong one.",
 }
@@ -92,13 +111,21 @@ VALUE_RULES: tuple[Rule, ...] = (
     scale.any_scale,
     scale.constant_offset,
     scale.row_offset,
+    weighted.l2_term,
     shape.transposed,
     shape.transpose_reshaped,
+    weighted.no_transpose,
     batch.wrong_axis,
     batch.unmasked_upstream,
     batch.upstream_row,
+    batch.one_example_product,
+    rnns.no_carry,
+    rnns.one_step_share,
+    rnns.slope_after_matmul,
     masks.slope_from_input,
     masks.mask_from_dout,
+    masks.forgot_dout,
+    masks.inverted_mask,
     softmax.one_hot_index,
     softmax.one_hot_term,
     batch.one_example,
@@ -121,6 +148,9 @@ def diagnose(
     layer_input: Any = None,
     layer_output: Any = None,
     kind: str | None = None,
+    weights: Any = None,
+    reg: float | None = None,
+    rnn: Any = None,
 ) -> Hint | None:
     """The most likely explanation of why `actual` (student) differs from `expected`.
 
@@ -132,9 +162,15 @@ def diagnose(
     mask taken from dout"; layer_input, layer_output — x and out of an elementwise layer, both
     of shape S (with an upstream of shape S they enable "slope taken from the input");
     kind — "gradient" or "value", the wording of some hints; None: guessed from the name
-    (`is_gradient_name`), "gradient" when there is no name.
+    (`is_gradient_name`), "gradient" when there is no name; weights — a weight matrix W:
+    shaped like expected (the parameter of a dW) it enables "off by k·W, the L2 term", square
+    (K, K) with expected of shape (..., K) it enables "dout @ W without the transpose"; reg —
+    the L2 strength, names the multiple of reg·W; rnn — a dict with x, h0, Wx, Wh, b, dh (a
+    vanilla tanh RNN over T steps) or x, prev_h, Wx, Wh, b, dnext_h (one step), the problem
+    whose gradient expected is: enables the backprop-through-time hints.
     Returns: a Hint, or None when actual matches expected or nothing is recognised.
-    Raises: ToolkitInputError for a bad expected, mask, batch_size, upstream, layer or kind.
+    Raises: ToolkitInputError for a bad expected, mask, batch_size, upstream, layer, kind,
+    weights, reg or rnn.
     """
     __tracebackhide__ = True
     ctx = make_context(
@@ -146,6 +182,9 @@ def diagnose(
         layer_input=layer_input,
         layer_output=layer_output,
         kind=kind,
+        weights=weights,
+        reg=reg,
+        rnn=rnn,
     )
     arr = to_numpy(actual)
     if arr is not None and arr.dtype.kind == "c":

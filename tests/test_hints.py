@@ -42,6 +42,66 @@ SM_ONEHOT = np.eye(M)[SM_Y]
 SM_DX = (SM_P - SM_ONEHOT) / N  # softmax cross-entropy gradient, mean over the batch
 
 
+# fixtures of the rules that name a backward mistake (issue 13), from a generator of their own
+RNG3 = np.random.default_rng(1313)
+TX = RNG3.standard_normal((N, M))  # input of an elementwise layer, shaped like DOUT
+TANH_OUT, SIG_OUT, RELU_OUT = np.tanh(TX), 1 / (1 + np.exp(-TX)), np.maximum(TX, 0)
+TANH_SLOPE, SIG_SLOPE, RELU_SLOPE = 1 - TANH_OUT**2, SIG_OUT * (1 - SIG_OUT), (TX > 0) * 1.0
+TANH_LAYER = {"upstream": DOUT, "layer_input": TX, "layer_output": TANH_OUT}
+SIG_LAYER = {"upstream": DOUT, "layer_input": TX, "layer_output": SIG_OUT}
+RELU_LAYER = {"upstream": DOUT, "layer_input": TX, "layer_output": RELU_OUT}
+WSQ = RNG3.standard_normal((M, M))  # a square weight matrix: dx = dout @ WSQ.T has DOUT's shape
+DX_SQ = DOUT @ WSQ.T
+W_REG = RNG3.standard_normal((D, M))  # the weights of DW, for the L2 term
+REG = 0.3
+
+
+def rnn_problem(n: int, t: int, d: int, h: int, seed: int) -> dict[str, np.ndarray]:
+    """A vanilla RNN problem as lesson 08 builds it (x, h0, Wx, Wh, b, dh)."""
+    rng = np.random.default_rng(seed)
+    return {
+        "x": rng.standard_normal((n, t, d)),
+        "h0": rng.uniform(-1, 1, size=(n, h)),
+        "Wx": rng.standard_normal((d, h)) / np.sqrt(d),
+        "Wh": rng.standard_normal((h, h)) / np.sqrt(h),
+        "b": 0.5 * rng.standard_normal(h),
+        "dh": rng.standard_normal((n, t, h)),
+    }
+
+
+def rnn_backward(p: dict, *, carry: bool = True, accumulate: bool = True, slope_after: bool = False) -> dict:
+    """BPTT written as a student would, with one of the three mistakes switched on."""
+    x, h0, wx, wh, b, dh = (p[k] for k in ("x", "h0", "Wx", "Wh", "b", "dh"))
+    states = [h0]
+    for t in range(x.shape[1]):
+        states.append(np.tanh(x[:, t] @ wx + states[-1] @ wh + b))
+    dx, dwx, dwh, db = np.zeros(x.shape), np.zeros(wx.shape), np.zeros(wh.shape), np.zeros(b.shape)
+    dprev = np.zeros(h0.shape)
+    for t in reversed(range(x.shape[1])):
+        g = dh[:, t] + dprev if carry else dh[:, t]
+        da = g * (1 - states[t + 1] ** 2)
+        dx[:, t] = da @ wx.T
+        dprev = g @ wh.T * (1 - states[t + 1] ** 2) if slope_after else da @ wh.T
+        if accumulate:
+            dwx, dwh, db = dwx + x[:, t].T @ da, dwh + states[t].T @ da, db + da.sum(0)
+        else:
+            dwx, dwh, db = x[:, t].T @ da, states[t].T @ da, da.sum(0)
+    return {"dx": dx, "dh0": dprev, "dWx": dwx, "dWh": dwh, "db": db}
+
+
+RNN_P = rnn_problem(3, 4, 2, 5, seed=81)
+RNN_RIGHT = rnn_backward(RNN_P)
+RNN_STEP = {  # one step of the same problem, as lesson 08's step_problem
+    "x": RNN_P["x"][:, 0],
+    "prev_h": RNN_P["h0"],
+    "Wx": RNN_P["Wx"],
+    "Wh": RNN_P["Wh"],
+    "b": RNN_P["b"],
+    "dnext_h": RNN_P["dh"][:, 0],
+}
+RNN_STEP_P = {k: RNN_P[k][:, :1] if k in ("x", "dh") else RNN_P[k] for k in RNN_P}
+
+
 def softmax_dx_columns(p: np.ndarray, y: np.ndarray) -> np.ndarray:
     dx = p.copy()
     dx[:, y] -= 1  # the bug: whole columns
@@ -232,6 +292,77 @@ POSITIVE = [
         [r"except at the label entry of each row", r"\+0\.2 \(1/N with N = 5\)", r"missing"],
     ),
     ("one-hot-term", SM_DX - SM_ONEHOT / N, SM_DX, {}, [r"off by -0\.2", r"too much"]),
+    (
+        "forgot-dout",
+        TANH_SLOPE,
+        DOUT * TANH_SLOPE,
+        TANH_LAYER,
+        [r"tanh's local slope, 1 − out², alone", r"dout is missing", r"dx = dout \* \(1 - out\*\*2\)"],
+    ),
+    ("forgot-dout", SIG_SLOPE, DOUT * SIG_SLOPE, SIG_LAYER, [r"sigmoid's local slope", r"dout \* out"]),
+    ("forgot-dout", RELU_SLOPE, DOUT * RELU_SLOPE, {"mask": TX > 0}, [r"ReLU's local slope, the mask"]),
+    (
+        "inverted-mask",
+        DOUT * (TX <= 0),
+        DOUT * (TX > 0),
+        RELU_LAYER,
+        [r"0 exactly where the expected one lets dout through", r"mask is inverted", r"x > 0"],
+    ),
+    ("inverted-mask", DOUT * (TX <= 0), DOUT * (TX > 0), {}, [r"mask is inverted"]),
+    (
+        "no-transpose",
+        DOUT @ WSQ,
+        DX_SQ,
+        {"weights": WSQ},
+        [r"G @ W where the expected one is G @ W\.T", r"only fit because W is square", r"dout @ W\.T"],
+    ),
+    (
+        "one-example-product",
+        np.outer(X[0], DOUT[0]),
+        DW,
+        {"upstream": DOUT},
+        [r"first example alone", r"multiple of row 0 of dout", r"over all 5: dW = x\.T @ dout"],
+    ),
+    ("one-example-product", np.outer(X[-1], DOUT[-1]), DW, {"upstream": DOUT}, [r"last example", r"row 4"]),
+    (
+        "l2-term",
+        DW,
+        DW + REG * W_REG,
+        {"weights": W_REG, "reg": REG},
+        [r"by exactly -0\.3·W", r"−reg·W, the L2 term is missing", r"dW \+= reg \* W"],
+    ),
+    ("l2-term", DW, DW + 2 * REG * W_REG, {"weights": W_REG, "reg": REG}, [r"−2·reg·W", r"reg·‖W‖²"]),
+    ("l2-term", DW + 2 * REG * W_REG, DW + REG * W_REG, {"weights": W_REG, "reg": REG}, [r"reg·W too many"]),
+    ("l2-term", DW, DW + REG * W_REG, {"weights": W_REG}, [r"-0\.3·W", r"proportional to W is missing"]),
+    (
+        "rnn-no-carry",
+        rnn_backward(RNN_P, carry=False)["dx"],
+        RNN_RIGHT["dx"],
+        {"rnn": RNN_P},
+        [r"each step only receives dh\[:, t\]", r"from step t\+1", r"plus the dprev_h"],
+    ),
+    ("rnn-no-carry", rnn_backward(RNN_P, carry=False)["dWh"], RNN_RIGHT["dWh"], {"rnn": RNN_P}, [r"t\+1"]),
+    (
+        "rnn-one-step",
+        rnn_backward(RNN_P, accumulate=False)["dWx"],
+        RNN_RIGHT["dWx"],
+        {"rnn": RNN_P},
+        [r"share of time step t = 0 alone \(of 4 steps\)", r"add \(\+=\)", r"overwriting it \(=\)"],
+    ),
+    (
+        "rnn-slope-after-matmul",
+        rnn_backward(RNN_P, slope_after=True)["dh0"],
+        RNN_RIGHT["dh0"],
+        {"rnn": RNN_P},
+        [r"slope after the product with Wh:", r"da = dnext_h \* \(1 − next_h²\)", r"before the weights"],
+    ),
+    (
+        "rnn-slope-after-matmul",
+        rnn_backward(RNN_STEP_P, slope_after=True)["dh0"],
+        rnn_backward(RNN_STEP_P)["dh0"],
+        {"rnn": RNN_STEP},
+        [r"then dprev_h = da @ Wh\.T"],
+    ),
     (
         "partial",
         np.where(RELU_MASK, DX, DX + 1),
@@ -662,3 +793,124 @@ def test_unmasked_upstream_precision():
     assert codes_of(diagnose(DOUT.sum(axis=0), DB / N, upstream=DOUT, batch_size=N)) == "sum-vs-mean"
     assert codes_of(diagnose(DOUT.sum(axis=0) + 0.1, masked_db, upstream=DOUT)) != "unmasked-upstream"
     assert codes_of(diagnose(DOUT.sum(axis=0), masked_db)) != "unmasked-upstream"  # no upstream
+
+
+# ----------------------------------------------------------------------------- named backward mistakes
+
+
+NEW_CONTEXTS = [  # (expected, context) of every rule of issue 13: the right answer gets no hint
+    (DOUT * TANH_SLOPE, TANH_LAYER),
+    (DOUT * SIG_SLOPE, SIG_LAYER),
+    (DOUT * RELU_SLOPE, RELU_LAYER),
+    (DOUT * RELU_SLOPE, {"mask": TX > 0}),
+    (DX_SQ, {"weights": WSQ}),
+    (DW, {"upstream": DOUT}),
+    (DW + REG * W_REG, {"weights": W_REG, "reg": REG}),
+    *[(RNN_RIGHT[k], {"rnn": RNN_P}) for k in RNN_RIGHT],
+    *[(v[:, 0] if k == "dx" else v, {"rnn": RNN_STEP}) for k, v in rnn_backward(RNN_STEP_P).items()],
+]
+
+
+@pytest.mark.parametrize(("expected", "context"), NEW_CONTEXTS)
+def test_new_rules_give_the_right_answer_no_hint(expected, context):
+    noisy = expected + 1e-10 * RNG3.standard_normal(expected.shape)
+    assert diagnose(expected.copy(), expected, name="dx", **context) is None
+    assert diagnose(noisy, expected, name="dx", **context) is None
+
+
+@pytest.mark.parametrize(("expected", "context"), NEW_CONTEXTS)
+def test_new_rules_stay_silent_on_unrelated_arrays(expected, context):
+    rng = np.random.default_rng(expected.size)
+    for _ in range(30):
+        actual = rng.standard_normal(expected.shape)
+        assert codes_of(diagnose(actual, expected, **context)) is None
+        # right zeros, wrong elsewhere: at most the factual hints
+        perturbed = expected * (1 + 0.1 * actual)
+        assert codes_of(diagnose(perturbed, expected, **context)) in (None, "partial", "mask")
+
+
+def test_forgot_dout_needs_a_recognised_layer():
+    not_a_layer = {"upstream": DOUT, "layer_input": TX, "layer_output": TX**3}
+    assert codes_of(diagnose(TANH_SLOPE, DOUT * TANH_SLOPE, **not_a_layer)) != "forgot-dout"
+    assert codes_of(diagnose(TANH_SLOPE, DOUT * TANH_SLOPE)) != "forgot-dout"  # no context
+    # the expected one must be dout times that slope when dout is given
+    assert codes_of(diagnose(TANH_SLOPE, DOUT * SIG_SLOPE, **TANH_LAYER)) != "forgot-dout"
+    # a slope from the input keeps its own hint
+    wrong = DOUT * (1 - TX**2)
+    assert codes_of(diagnose(wrong, DOUT * TANH_SLOPE, **TANH_LAYER)) == "slope-from-input"
+
+
+def test_inverted_mask_needs_complementary_zeros():
+    right = DOUT * (TX > 0)
+    assert codes_of(diagnose(DOUT.copy(), right, **RELU_LAYER)) != "inverted-mask"  # mask not applied
+    assert codes_of(diagnose(np.maximum(DOUT, 0), right, upstream=DOUT)) == "mask-from-dout"
+    half = DOUT * (TX <= 0)
+    half[0] = 0.0  # one blocked row not let through: not the exact pattern
+    assert codes_of(diagnose(half, right, **RELU_LAYER)) != "inverted-mask"
+    assert codes_of(diagnose(-DOUT * (TX <= 0), right, **RELU_LAYER)) != "inverted-mask"  # not dout there
+
+
+def test_no_transpose_needs_a_non_symmetric_square_w():
+    sym = WSQ + WSQ.T
+    assert diagnose(DOUT @ sym, DOUT @ sym.T, weights=sym) is None  # the same array
+    assert codes_of(diagnose(DOUT @ WSQ, DX_SQ)) != "no-transpose"  # no weights
+    singular = np.ones((M, M))
+    assert codes_of(diagnose(DOUT @ singular, DOUT @ singular.T + 1e-3, weights=singular)) != "no-transpose"
+
+
+def test_no_transpose_from_check_layer_with_a_square_weight():
+    from grader import CheckFailed, check_layer
+
+    def forward(x, w):
+        return x @ w, (x, w)
+
+    def backward(dout, cache):
+        x, w = cache
+        return dout @ w, x.T @ dout  # dx without the transpose
+
+    rng = np.random.default_rng(5)
+    with pytest.raises(CheckFailed) as failure:
+        check_layer(forward, backward, {"x": rng.standard_normal((3, 4)), "w": rng.standard_normal((4, 4))})
+    codes = [codes_of(r.hint) for r in failure.value.results]
+    assert codes == ["no-transpose", None]
+
+
+def test_one_example_product_needs_upstream_and_a_summed_expected():
+    assert codes_of(diagnose(np.outer(X[0], DOUT[0]), DW)) != "one-example-product"  # no upstream
+    assert codes_of(diagnose(np.outer(X[1], DOUT[1]), DW, upstream=DOUT)) != "one-example-product"
+    one = np.outer(X[0], DOUT[0])  # a batch of one: the expected one has the same form
+    assert codes_of(diagnose(2.5 * one, one, upstream=DOUT[:1])) == "scale"
+
+
+def test_l2_term_needs_weights_shaped_like_expected():
+    assert codes_of(diagnose(DW, DW + REG * W_REG)) != "l2-term"  # no weights
+    assert codes_of(diagnose(DW, DW + REG * W_REG + 0.1 * X.T @ DOUT, weights=W_REG)) != "l2-term"
+    assert codes_of(diagnose(DW * 0.0 + REG * W_REG, REG * W_REG * 2, weights=W_REG)) == "scale"
+    assert "1/2·reg·W" in diagnose(DW + 0.5 * REG * W_REG, DW, weights=W_REG, reg=REG).message
+
+
+def test_rnn_rules_need_expected_to_match_the_problem():
+    other = rnn_problem(3, 4, 2, 5, seed=82)
+    mistaken = rnn_backward(RNN_P, carry=False)["dx"]
+    rnn_codes = {code for code in HINT_CODES if code.startswith("rnn-")}
+    assert codes_of(diagnose(mistaken, RNN_RIGHT["dx"], rnn=other)) not in rnn_codes  # another problem
+    assert codes_of(diagnose(mistaken, RNN_RIGHT["dx"])) not in rnn_codes  # no problem given
+    # one step (T = 1): no carry and no `+=` to get wrong
+    step = rnn_backward(RNN_STEP_P)
+    assert diagnose(rnn_backward(RNN_STEP_P, carry=False)["dWh"], step["dWh"], rnn=RNN_STEP) is None
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "words"),
+    [
+        ({"weights": np.ones((2, 2))}, r"weights must be a matrix W shaped like expected, \(3,\)"),
+        ({"weights": np.ones(3, dtype=int)}, r"weights must be a float64 array"),
+        ({"reg": -1.0}, r"reg must be None or a number ≥ 0"),
+        ({"reg": "0.1"}, r"reg must be None or a number ≥ 0"),
+        ({"rnn": {"x": np.ones((2, 3))}}, r"rnn must be a dict with x, h0, Wx, Wh, b, dh"),
+        ({"rnn": RNN_P | {"h0": np.ones((2, 2))}}, r"the arrays of rnn do not fit together"),
+    ],
+)
+def test_bad_new_arguments(kwargs, words):
+    with pytest.raises(ToolkitInputError, match=words):
+        diagnose(np.zeros(3), np.ones(3), **kwargs)
