@@ -310,6 +310,10 @@ def test_check_init_variance_accepts_any_distribution_with_the_right_variance(ca
                               2 / 500, "2/(fan_in + fan_out)")
     assert off < 0.05
     assert capsys.readouterr().out.startswith("✓ uniform(400, 100)  variance")
+    # A float in every use, but shown as nothing when it is a cell's last value: the ✓ line says it all.
+    from IPython.core.formatters import DisplayFormatter
+
+    assert isinstance(off, float) and DisplayFormatter().format(off) == ({}, {})
 
 
 @pytest.mark.parametrize(

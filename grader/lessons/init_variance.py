@@ -17,9 +17,18 @@ from ..errors import CheckFailed
 from ..report_lines import fail_line, hint_line, pass_line, summary_hint
 from ..trusted import plain_ndarray, verify_environment
 
-__all__ = ["check_init_variance"]
+__all__ = ["VarianceOff", "check_init_variance"]
 
 HINT_CODE = "init-variance"
+
+
+class VarianceOff(float):
+    """check_init_variance's result, |variance / expected − 1|: a plain float in every use, which
+    shows nothing as a cell's last value, since the check has printed its ✓ line already (as
+    `grader.checks.CheckResult` does)."""
+
+    def _ipython_display_(self) -> None:
+        """Show nothing more."""
 
 
 def _candidate_variances(fan_in: int, fan_out: int, expected: float) -> list[tuple[str, float, str]]:
@@ -60,7 +69,8 @@ def check_init_variance(
     Inputs: name — shown in the line, e.g. "xavier_init(400, 100)"; weights — the array;
     fan_in, fan_out — the arguments; expected — the right variance; formula — how it is written
     (e.g. "2/(fan_in + fan_out)"); tol — largest accepted |variance/expected − 1|.
-    Returns: the relative difference of the variances.
+    Returns: the relative difference of the variances, a float (`VarianceOff`) that a cell does
+    not display as its last value.
     """
     __tracebackhide__ = True
     returned = weights
@@ -78,7 +88,7 @@ def check_init_variance(
               f"(off by {off:.1%}, needs < {tol:.0%})")
     if off < tol:
         print(pass_line(name, status))
-        return off
+        return VarianceOff(off)
     _fail(name, status, _variance_hint(var, fan_in, fan_out, expected, formula, tol))
 
 
