@@ -132,14 +132,9 @@ def describe(value: Any) -> str:
 # ----------------------------------------------------------------------------- conversion
 
 
-def to_numpy(value: Any) -> np.ndarray | None:
-    """`value` as a fresh plain ndarray with its real dtype, or None when it is not array-like.
-
-    The toolkit's one trusted path (grader.trusted.plain_ndarray): array subclasses give their
-    buffer, Python numbers their base value, torch tensors a detached copy, lists of numbers an
-    array (Python ints as float64); tuples, None, strings, dicts... give None.
-    """
-    return plain_ndarray(value)
+#: `value` as a fresh plain ndarray with its real dtype, or None when it is not array-like: the
+#: toolkit's one trusted path (grader.trusted.plain_ndarray), under the name the modules use.
+to_numpy = plain_ndarray
 
 
 def dtype_problem(arr: np.ndarray) -> str | None:

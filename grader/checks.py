@@ -462,7 +462,7 @@ def _run_forward(
             "in exp? use a stable formula: subtract the max before exp, exp(−|x|) rather than "
             "exp(−x); or 0·inf, a division by zero, log(0)?)."
         )
-    return np.array(arr, dtype=np.float64, copy=True), cache
+    return arr, cache  # float64 (checked above), and a fresh copy (to_numpy's)
 
 
 def _check_deterministic(

@@ -273,7 +273,7 @@ def _scalar_output(value: Any, where: str) -> np.ndarray:
             f"f returned {arr} {where}: a numerical gradient needs finite values (overflow? "
             "log of 0? division by 0?)."
         )
-    return arr.astype(np.float64)
+    return arr.astype(np.float64, copy=False)
 
 
 def _array_output(value: Any, shape: tuple[int, ...], where: str, f_name: str) -> np.ndarray:
@@ -311,4 +311,5 @@ def _array_output(value: Any, shape: tuple[int, ...], where: str, f_name: str) -
             f"{f_name} returned {bad} NaN/inf value{'s' if bad > 1 else ''} {where}: a numerical "
             "gradient needs finite values (overflow? log of 0? division by 0?)."
         )
-    return np.array(arr, dtype=np.float64, copy=True)
+    # to_numpy made a fresh copy already, so an f returning a view of x cannot move with x.
+    return arr.astype(np.float64, copy=False)

@@ -142,6 +142,12 @@ def as_array(
     """
     __tracebackhide__ = True
     verify_environment()
+    return _as_array(value, what, shape, float64)
+
+
+def _as_array(value: Any, what: str, shape: tuple[int, ...] | None, float64: bool) -> np.ndarray:
+    """as_array without the environment check (for callers that made it already)."""
+    __tracebackhide__ = True
     arr = plain_ndarray(value)
     wanted = "one number" if shape == () else "one array"
     if shape:
@@ -217,7 +223,7 @@ def as_dict(value: Any, what: str, keys: Iterable[str] | None = None) -> dict[st
         if not _issubclass(_type(key), str):
             raise BadReturnValue(f"{what} must have string keys, but one key is {_describe(key)}.")
         name = _str_value(key)
-        plain[name] = as_array(item, f"{what}[{name!r}]")
+        plain[name] = _as_array(item, f"{what}[{name!r}]", None, False)
     if keys is not None:
         wanted = sorted(keys)
         if sorted(plain) != wanted:
@@ -236,17 +242,13 @@ def _describe(value: Any) -> str:
         return "None"
     if _issubclass(kind, _ndarray):
         return f"an array of shape {_fmt_shape(_array_shape(value))} and dtype {_array_dtype(value)}"
-    if _issubclass(kind, tuple | list):
-        n = (_tuple_len if _issubclass(kind, tuple) else _list_len)(value)
-        get = _tuple_getitem if _issubclass(kind, tuple) else _list_getitem
-        arrays = n > 0 and all(plain_ndarray(get(value, i)) is not None and
-                               plain_ndarray(get(value, i)).ndim > 0 for i in range(n))
-        items = "arrays" if arrays else "items"
-        if n == 1:
-            items = items[:-1]
-        return f"a {kind.__name__} of {n} {items}"
+    items = plain_items(value)
+    if items is not None:
+        plain = [plain_ndarray(item) for item in items]
+        word = "array" if items and all(a is not None and a.ndim > 0 for a in plain) else "item"
+        return f"a {kind.__name__} of {len(items)} {word}{'' if len(items) == 1 else 's'}"
     if _issubclass(kind, bool | np.bool_):
-        return f"the bool {value is True or (kind is np.bool_ and _np_array(value).item())}"
+        return f"the bool {bool(plain_ndarray(value)[()])}"
     arr = plain_ndarray(value)
     if arr is not None and arr.ndim == 0:
         return f"the number {_float(arr.real[()]):.6g} (a {kind.__name__})"
