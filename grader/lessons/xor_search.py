@@ -1,0 +1,85 @@
+"""Lesson 6's "exists vs findable" experiment: many small tanh nets trained on XOR at once.
+
+The network and the loss are lesson 3's: MLP(2, [H, 1]) with tanh on every unit (the output
+too), weights drawn from U(-1, 1), biases 0, targets -1 / +1 and the *sum* of squared errors over
+the four examples. Training is plain full-batch gradient descent at one fixed learning rate.
+All R networks of one hidden size are trained together: every array carries the run index r
+first, so one einsum does the work of R small matrix products, and PyTorch's autograd gives the
+gradients (the lesson asks the student for them, so no backward pass is written out here).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import torch
+
+__all__ = ["XOR_INPUTS", "XOR_TARGETS", "init_nets", "loss_and_grads", "train_nets", "stuck_table"]
+
+XOR_INPUTS = np.array([[0.0, 0.0], [0.0, 1.0], [1.0, 0.0], [1.0, 1.0]])   # (4, 2)
+XOR_TARGETS = np.array([-1.0, 1.0, 1.0, -1.0])                            # (4,)
+
+
+def init_nets(hidden: int, runs: int, seed: int = 0) -> dict[str, np.ndarray]:
+    """R independent initialisations of a 2-H-1 net: weights ~ U(-1, 1), biases 0.
+
+    Returns a dict of float64 arrays: W1 (R, 2, H), b1 (R, H), W2 (R, H), b2 (R,).
+    The generator is seeded with (seed, hidden), so each hidden size has its own draws.
+    """
+    rng = np.random.default_rng([seed, hidden])
+    return {
+        "W1": rng.uniform(-1.0, 1.0, size=(runs, 2, hidden)),
+        "b1": np.zeros((runs, hidden)),
+        "W2": rng.uniform(-1.0, 1.0, size=(runs, hidden)),
+        "b2": np.zeros(runs),
+    }
+
+
+def _forward(params: dict, X: np.ndarray) -> tuple:
+    """Hidden activations h (R, N, H) and outputs y (R, N) of every net for the inputs X (N, 2).
+
+    Works on NumPy arrays and on PyTorch tensors alike (einsum and tanh of the same names).
+    """
+    lib = torch if isinstance(params["W1"], torch.Tensor) else np
+    h = lib.tanh(lib.einsum("nd,rdh->rnh", X, params["W1"]) + params["b1"][:, None, :])
+    y = lib.tanh(lib.einsum("rnh,rh->rn", h, params["W2"]) + params["b2"][:, None])
+    return h, y
+
+
+def loss_and_grads(params: dict[str, np.ndarray], X: np.ndarray = XOR_INPUTS,
+                   t: np.ndarray = XOR_TARGETS) -> tuple[np.ndarray, dict[str, np.ndarray]]:
+    """Sum-of-squares loss of every net and its gradients, by PyTorch's autograd (float64).
+
+    Inputs: params as made by init_nets (R nets); X (N, 2); t (N,) targets.
+    Returns: losses (R,), and grads shaped like params (NumPy arrays). The nets do not interact,
+    so the gradient of the summed loss with respect to net r's parameters is net r's own gradient.
+    """
+    p = {name: torch.tensor(value, dtype=torch.float64, requires_grad=True) for name, value in params.items()}
+    _, y = _forward(p, torch.tensor(X, dtype=torch.float64))
+    losses = ((y - torch.tensor(t, dtype=torch.float64)) ** 2).sum(dim=1)   # (R,)
+    losses.sum().backward()
+    return losses.detach().numpy(), {name: value.grad.numpy() for name, value in p.items()}
+
+
+def train_nets(hidden: int, runs: int = 50, lr: float = 0.1, steps: int = 1000,
+               seed: int = 0) -> dict[str, np.ndarray]:
+    """Train `runs` nets of `hidden` tanh units on XOR by full-batch gradient descent.
+
+    Returns a dict: losses (steps + 1, R), the loss before every step and after the last;
+    correct (R,), how many of the four examples each trained net gets right (sign of its output).
+    """
+    params = init_nets(hidden, runs, seed)
+    history = np.empty((steps + 1, runs))
+    for step in range(steps):
+        history[step], grads = loss_and_grads(params)
+        for name in params:
+            params[name] -= lr * grads[name]
+    history[steps], _ = loss_and_grads(params)
+    _, y = _forward(params, XOR_INPUTS)
+    correct = np.sum(np.sign(y) == XOR_TARGETS, axis=1)
+    return {"losses": history, "correct": correct}
+
+
+def stuck_table(hidden_sizes: tuple[int, ...] = (2, 3, 4, 8), runs: int = 50, lr: float = 0.1,
+                steps: int = 1000, seed: int = 0) -> dict[int, dict[str, np.ndarray]]:
+    """train_nets for every hidden size: {H: result of train_nets(H, ...)}."""
+    return {h: train_nets(h, runs, lr, steps, seed) for h in hidden_sizes}
