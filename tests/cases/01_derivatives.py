@@ -38,6 +38,44 @@ def numerical_gradient(f, x, h=1e-5):
 def numerical_gradient_array(f, x, dout, h=1e-5):
     return numerical_gradient(lambda z: np.sum(f(z) * dout), x, h)
 ''',
+    # Both terms from numpy's abs, h * h instead of h**2, no intermediate names.
+    "taylor_errors": '''\
+def taylor_errors(h, f2, f3):
+    return np.abs(f2) * h * 0.5, np.abs(f3) * h * h / 6.0
+''',
+    # np.sqrt and np.cbrt, the absolute values taken once.
+    "best_nudges": '''\
+def best_nudges(f0, f2, f3, eps=np.finfo(np.float64).eps):
+    size, curve, third = np.abs(f0), np.abs(f2), np.abs(f3)
+    return float(np.sqrt(2 * eps * size / curve)), float(np.cbrt(3 * eps * size / third))
+''',
+    # Own centred differences instead of numerical_derivative.
+    "partial_derivatives": '''\
+def partial_derivatives(f, x, y, h=1e-5):
+    dfdx = (f(x + h, y) - f(x - h, y)) / (2 * h)
+    dfdy = (f(x, y + h) - f(x, y - h)) / (2 * h)
+    return dfdx, dfdy
+''',
+    # Through the two intermediates a = xy, b = x + y, with tanh' = 1 / cosh^2.
+    "grad_L": '''\
+def grad_L(x, y):
+    a, b = x * y, x + y
+    sech2 = 1.0 / np.cosh(a * b) ** 2
+    return sech2 * (y * b + a) + 1.0, sech2 * (x * b + a)
+''',
+    # The walk nudged directly, the direction normalised with np.hypot.
+    "directional_derivative": '''\
+def directional_derivative(f, x, y, u, h=1e-5):
+    ux, uy = float(u[0]), float(u[1])
+    n = np.hypot(ux, uy)
+    ux, uy = ux / n, uy / n
+    return (f(x + h * ux, y + h * uy) - f(x - h * ux, y - h * uy)) / (2 * h)
+''',
+    # The toolkit's rel_error computes the same verdict.
+    "gradient_check": '''\
+def gradient_check(f, x, dout, dx, h=1e-5):
+    return rel_error(dx, numerical_gradient_array(f, x, dout, h))
+''',
 }
 
 MISTAKES = [
@@ -57,7 +95,8 @@ def numerical_derivative(f, x, h=1e-5):
 def numerical_derivative(f, x, h=1e-5):
     return (f(x + h) - f(x - h)) / h
 '''},
-        "must_fail": ["test_numerical_derivative_slope", "test_numerical_derivative_centred"],
+        "must_fail": ["test_numerical_derivative_slope", "test_numerical_derivative_centred",
+                      "test_partial_derivatives", "test_directional_derivative"],
     },
     {
         # Right numbers, collected in a list: a flat array, whatever the shape of x.
@@ -153,6 +192,7 @@ def numerical_gradient_array(f, x, dout, h=1e-5):
         "must_fail": [
             "test_numerical_gradient_array_elementwise",
             "test_numerical_gradient_array_shapes",
+            "test_gradient_check",
         ],
     },
     {
@@ -176,6 +216,95 @@ def numerical_gradient_array(f, x, dout, h=1e-5):
         "must_fail": [
             "test_numerical_gradient_array_shapes",
             "test_numerical_gradient_array_views",
+            "test_gradient_check",
         ],
+    },
+    {
+        # h^3/3 f‴ is what the subtraction leaves before the division by 2h.
+        "name": "centred error term not divided by 2h",
+        "cells": {"taylor_errors": '''\
+def taylor_errors(h, f2, f3):
+    return h / 2 * abs(f2), h**2 / 3 * abs(f3)
+'''},
+        "must_fail": ["test_taylor_centred"],
+    },
+    {
+        # A signed error term: negative for f'' < 0 or f‴ < 0.
+        "name": "error terms without absolute values",
+        "cells": {"taylor_errors": '''\
+def taylor_errors(h, f2, f3):
+    return h / 2 * f2, h**2 / 6 * f3
+'''},
+        "must_fail": ["test_taylor_forward", "test_taylor_centred"],
+    },
+    {
+        # d/dh of h^2/6 taken as h/6: h^3 = 6 eps |f| / |f‴|.
+        "name": "centred best nudge with a wrong derivative",
+        "cells": {"best_nudges": '''\
+def best_nudges(f0, f2, f3, eps=np.finfo(np.float64).eps):
+    return (2 * eps * abs(f0) / abs(f2)) ** 0.5, (6 * eps * abs(f0) / abs(f3)) ** (1 / 3)
+'''},
+        "must_fail": ["test_best_nudge_centred"],
+    },
+    {
+        # Holds the wrong input fixed: the two partial derivatives come out swapped.
+        "name": "partial derivatives swapped",
+        "cells": {"partial_derivatives": '''\
+def partial_derivatives(f, x, y, h=1e-5):
+    return numerical_derivative(lambda t: f(x, t), y, h), numerical_derivative(lambda t: f(t, y), x, h)
+'''},
+        "must_fail": ["test_partial_derivatives"],
+    },
+    {
+        # Forgets that L = tanh(c) + x has a second route for x.
+        "name": "grad_L without the lone + x",
+        "cells": {"grad_L": '''\
+def grad_L(x, y):
+    c = x * y * (x + y)
+    slope = 1 - np.tanh(c) ** 2
+    return slope * (2 * x * y + y**2), slope * (x**2 + 2 * x * y)
+'''},
+        "must_fail": ["test_grad_L_x"],
+    },
+    {
+        # math.tanh: right at single points, a TypeError on the grids.
+        "name": "grad_L with math.tanh",
+        "cells": {"grad_L": '''\
+import math
+
+def grad_L(x, y):
+    c = x * y * (x + y)
+    slope = 1 - math.tanh(c) ** 2
+    return slope * (2 * x * y + y**2) + 1, slope * (x**2 + 2 * x * y)
+'''},
+        "must_fail": ["test_grad_L_x", "test_grad_L_y"],
+    },
+    {
+        # Walks along u itself: the slope comes out |u| times too big.
+        "name": "directional derivative along u not normalised",
+        "cells": {"directional_derivative": '''\
+def directional_derivative(f, x, y, u, h=1e-5):
+    return numerical_derivative(lambda t: f(x + t * u[0], y + t * u[1]), 0.0, h)
+'''},
+        "must_fail": ["test_directional_derivative"],
+    },
+    {
+        # The mean hides one bad entry among many good ones.
+        "name": "gradient check averages instead of taking the worst entry",
+        "cells": {"gradient_check": '''\
+def gradient_check(f, x, dout, dx, h=1e-5):
+    numeric = numerical_gradient_array(f, x, dout, h)
+    return float(np.mean(np.abs(dx - numeric) / np.maximum(1e-8, np.abs(dx) + np.abs(numeric))))
+'''},
+        "must_fail": ["test_gradient_check"],
+    },
+    {
+        # An absolute error: depends on the gradient's scale.
+        "name": "gradient check with an absolute error",
+        "cells": {"gradient_check": '''\
+def gradient_check(f, x, dout, dx, h=1e-5):
+    return float(np.max(np.abs(dx - numerical_gradient_array(f, x, dout, h))))
+'''},
+        "must_fail": ["test_gradient_check"],
     },
 ]
