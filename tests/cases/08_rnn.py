@@ -3,13 +3,17 @@
 Autograded with the real nbgrader by tests/test_grading.py: every alternative must score full
 marks; every mistake must score 0 on exactly the cells in `must_fail` and full marks elsewhere.
 
-Graded cells (21 points):
+Graded cells (35 points):
   test_rnn_step_forward (2),
   test_rnn_step_backward_dx / _dprev_h / _dWx / _dWh / _db (1 each),
   test_rnn_forward (2),
   test_rnn_backward_dx (2), _dh0 (1), _dWx (1), _dWh (2), _db (1),
   test_clip_scaling, test_clip_unchanged_below, test_clip_total_norm,
-  test_clip_inputs_unchanged, test_clip_keys (1 each).
+  test_clip_inputs_unchanged, test_clip_keys (1 each),
+  test_stretch_bounds (1), test_backward_step_matrix (1),
+  test_word_embedding_forward (1), test_word_embedding_backward (2),
+  test_temporal_affine_forward (1), test_temporal_affine_backward_dx / _dw / _db (1 each),
+  test_temporal_softmax_loss (2), test_temporal_softmax_loss_dx (2).
 
 The backward checks compare each gradient with the numerical gradient of the student's own
 forward function (the cache always comes from it), so a forward mistake does not cost the
@@ -70,6 +74,52 @@ def clip_gradients(grads, max_norm):
     scale = max_norm / total_norm if total_norm > max_norm else 1.0
     clipped = {name: g * scale for name, g in grads.items()}
     return clipped, total_norm
+''',
+    "stretch_bounds": '''\
+def stretch_bounds(M):
+    eigenvalues = np.linalg.eigvals(M)
+    rho = float(np.max(np.abs(eigenvalues)))
+    sigma_max = float(np.linalg.svd(M, compute_uv=False)[0])
+    return rho, sigma_max
+''',
+    "backward_step_matrix": '''\
+def backward_step_matrix(Wh, next_h):
+    slopes = 1.0 - next_h ** 2
+    J = slopes[:, None] * Wh.T
+    return J
+''',
+    "word_embedding_backward": '''\
+def word_embedding_backward(dout, cache):
+    x, shape = cache
+    dW = np.zeros(shape)
+    np.add.at(dW, x, dout)
+    return dW
+''',
+    "temporal_affine_backward": '''\
+def temporal_affine_backward(dout, cache):
+    x, w, b = cache
+    N, T, D = x.shape
+    M = b.shape[0]
+    dout2 = dout.reshape(N * T, M)
+    dx = (dout2 @ w.T).reshape(N, T, D)
+    dw = x.reshape(N * T, D).T @ dout2
+    db = dout2.sum(axis=0)
+    return dx, dw, db
+''',
+    "temporal_softmax_loss": '''\
+def temporal_softmax_loss(x, y, mask):
+    N, T, V = x.shape
+    x_flat = x.reshape(N * T, V)
+    y_flat = y.reshape(N * T)
+    weight = mask.reshape(N * T) / N
+    shifted = x_flat - x_flat.max(axis=1, keepdims=True)
+    log_probs = shifted - np.log(np.exp(shifted).sum(axis=1, keepdims=True))
+    rows = np.arange(N * T)
+    loss = -np.sum(weight * log_probs[rows, y_flat])
+    dx_flat = np.exp(log_probs)
+    dx_flat[rows, y_flat] -= 1.0
+    dx = (dx_flat * weight[:, None]).reshape(N, T, V)
+    return float(loss), dx
 ''',
 }
 
@@ -155,6 +205,70 @@ def clip_gradients(grads, max_norm):
     total_norm = float(np.sqrt(sum(np.sum(g ** 2) for g in grads.values())))
     coef = min(max_norm / (total_norm + 1e-6), 1.0)
     return {k: g * coef for k, g in grads.items()}, total_norm
+''',
+    # The largest singular value as the square root of the largest eigenvalue of M^T M; the
+    # moduli of the eigenvalues with np.hypot; numpy floats returned.
+    "stretch_bounds": '''\
+def stretch_bounds(M):
+    lam = np.linalg.eigvals(M)
+    rho = np.hypot(lam.real, lam.imag).max()
+    sigma_max = np.sqrt(np.linalg.eigvalsh(M.T @ M).max())
+    return rho, sigma_max
+''',
+    # The diagonal matrix written out.
+    "backward_step_matrix": '''\
+def backward_step_matrix(Wh, next_h):
+    return np.diag(1 - next_h * next_h) @ Wh.T
+''',
+    # np.take, and a cache of the indices and the table itself.
+    "word_embedding_forward": '''\
+def word_embedding_forward(x, W):
+    return np.take(W, x, axis=0), (x, W)
+''',
+    # A loop over the positions (cache as in the reference forward: (x, W.shape)).
+    "word_embedding_backward": '''\
+def word_embedding_backward(dout, cache):
+    x, shape = cache
+    dW = np.zeros(shape)
+    for n in range(x.shape[0]):
+        for t in range(x.shape[1]):
+            dW[x[n, t]] += dout[n, t]
+    return dW
+''',
+    # einsum on the 3-D arrays, no reshape.
+    "temporal_affine_forward": '''\
+def temporal_affine_forward(x, w, b):
+    out = np.einsum("ntd,dm->ntm", x, w) + b
+    return out, (x, w)
+''',
+    # a loop over time for the shared parameters (cache as in the reference forward: (x, w, b)).
+    "temporal_affine_backward": '''\
+def temporal_affine_backward(dout, cache):
+    x, w, _ = cache
+    dx = dout @ w.T
+    dw = np.zeros_like(w)
+    db = np.zeros(w.shape[1])
+    for t in range(x.shape[1]):
+        dw += x[:, t].T @ dout[:, t]
+        db += dout[:, t].sum(axis=0)
+    return dx, dw, db
+''',
+    # probabilities by division (shifted first), a loop over the time steps, boolean indexing
+    # for the mask.
+    "temporal_softmax_loss": '''\
+def temporal_softmax_loss(x, y, mask):
+    N, T, V = x.shape
+    loss, dx = 0.0, np.zeros_like(x)
+    for t in range(T):
+        e = np.exp(x[:, t] - x[:, t].max(axis=1, keepdims=True))
+        p = e / e.sum(axis=1, keepdims=True)
+        keep = mask[:, t]
+        rows = np.arange(N)[keep]
+        loss -= np.log(p[rows, y[rows, t]]).sum()
+        p[rows, y[rows, t]] -= 1
+        p[~keep] = 0.0
+        dx[:, t] = p / N
+    return loss / N, dx
 ''',
 }
 
@@ -331,5 +445,100 @@ def clip_gradients(grads, max_norm):
             "clip_gradients", ("return clipped, total_norm", "return clipped, min(total_norm, max_norm)")
         ),
         "must_fail": ["test_clip_total_norm"],
+    },
+    {
+        # tanh's slope applied after the product with Wh when passing the gradient back:
+        # dprev_h = (dnext_h @ Wh.T) * (1 - h^2). Only dprev_h of one step is wrong, but
+        # rnn_backward carries it, so every gradient of the sequence is (the last step's dx aside).
+        "name": "tanh slope applied after the matmul (rnn-slope-after-matmul)",
+        "cells": _variant(
+            "rnn_step_backward",
+            ("dprev_h = da @ Wh.T",
+             "dprev_h = (dnext_h @ Wh.T) * (1.0 - next_h ** 2)"),
+        ),
+        "must_fail": ["test_rnn_step_backward_dprev_h"] + _RNN_BACKWARD,
+    },
+    {
+        # The largest singular value taken as the Frobenius norm (np.linalg.norm's default).
+        "name": "sigma_max as the Frobenius norm",
+        "cells": _variant(
+            "stretch_bounds",
+            ("float(np.linalg.svd(M, compute_uv=False)[0])",
+             "float(np.linalg.norm(M))"),
+        ),
+        "must_fail": ["test_stretch_bounds"],
+    },
+    {
+        # The largest real part instead of the largest modulus of the eigenvalues.
+        "name": "rho from the real parts of the eigenvalues",
+        "cells": _variant(
+            "stretch_bounds",
+            ("float(np.max(np.abs(eigenvalues)))",
+             "float(np.max(eigenvalues.real))"),
+        ),
+        "must_fail": ["test_stretch_bounds"],
+    },
+    {
+        # The slopes scale the columns of Wh.T (after the matmul) instead of its rows.
+        "name": "step matrix with the slopes after Wh.T",
+        "cells": _variant(
+            "backward_step_matrix",
+            ("J = slopes[:, None] * Wh.T",
+             "J = Wh.T * slopes[None, :]"),
+        ),
+        "must_fail": ["test_backward_step_matrix"],
+    },
+    {
+        # Buffered fancy-index assignment: a row picked several times gets only one addition.
+        "name": "embedding backward with dW[x] += dout",
+        "cells": _variant("word_embedding_backward", ("np.add.at(dW, x, dout)", "dW[x] += dout")),
+        "must_fail": ["test_word_embedding_backward"],
+    },
+    {
+        # db summed over the batch only: one bias gradient per time step, shape (T, M).
+        "name": "temporal db not summed over time",
+        "cells": _variant("temporal_affine_backward", ("db = dout2.sum(axis=0)", "db = dout.sum(axis=0)")),
+        "must_fail": ["test_temporal_affine_backward_db"],
+    },
+    {
+        # dw from the last time step alone (the = instead of += of the shared weights).
+        "name": "temporal dw from the last step only",
+        "cells": _variant(
+            "temporal_affine_backward",
+            ("dw = x.reshape(N * T, D).T @ dout2",
+             "dw = x[:, -1].T @ dout[:, -1]"),
+        ),
+        "must_fail": ["test_temporal_affine_backward_dw"],
+    },
+    {
+        # The mean over all N*T positions (the lesson's former convention), not CS231n's sum
+        # over time averaged over N: loss and dx both T times too small (or so, with the mask).
+        "name": "temporal softmax averaged over N*T",
+        "cells": _variant(
+            "temporal_softmax_loss",
+            ("weight = mask.reshape(N * T) / N",
+             "weight = mask.reshape(N * T) / (N * T)"),
+        ),
+        "must_fail": ["test_temporal_softmax_loss", "test_temporal_softmax_loss_dx"],
+    },
+    {
+        # The mask applied to the loss but not to the gradient.
+        "name": "temporal softmax mask missing from dx",
+        "cells": _variant(
+            "temporal_softmax_loss",
+            ("dx = (dx_flat * weight[:, None]).reshape(N, T, V)",
+             "dx = (dx_flat / N).reshape(N, T, V)"),
+        ),
+        "must_fail": ["test_temporal_softmax_loss_dx"],
+    },
+    {
+        # The mask ignored everywhere.
+        "name": "temporal softmax ignores the mask",
+        "cells": _variant(
+            "temporal_softmax_loss",
+            ("weight = mask.reshape(N * T) / N",
+             "weight = np.ones(N * T) / N"),
+        ),
+        "must_fail": ["test_temporal_softmax_loss", "test_temporal_softmax_loss_dx"],
     },
 ]
