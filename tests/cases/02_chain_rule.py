@@ -1,9 +1,12 @@
 """Grading cases for 02_chain_rule: alternative correct solutions and typical mistakes.
 
-Solution cells (grade_id): hand_trace, relu_neuron_backward, circuit_forward, circuit_backward.
-Graded cells: test_trace_tanh, test_trace_product, test_trace_dx, test_trace_dy (1 point each),
-test_relu_neuron_on (2), test_relu_neuron_off (1), test_circuit_forward (1),
-test_circuit_backward_x (2), test_circuit_backward_y (2).
+Solution cells (grade_id): neuron_trace, relu_neuron_backward, hand_trace, circuit_forward,
+circuit_backward, circuit_tangent, neuron_tangent, forward_mode_gradient.
+Graded cells: test_neuron_gate, test_neuron_add, test_neuron_multiply (1 point each),
+test_relu_neuron_on (2), test_relu_neuron_off (1), test_trace_tanh, test_trace_product,
+test_trace_dx, test_trace_dy (1 point each), test_circuit_forward (1),
+test_circuit_backward_x (2), test_circuit_backward_y (2), test_circuit_tangent_seeds (2),
+test_circuit_tangent_direction (1), test_neuron_tangent (1), test_forward_mode_gradient (2).
 
 Each alternative replaces one solution cell and runs with the other cells of the instructor
 solution, so an alternative `circuit_forward` keeps the cache keys that the solution's
@@ -47,6 +50,42 @@ def circuit_backward(dL, cache):
     dx = dL * (1.0 + sech2 * (b * y + a))   # direct + via a + via b
     dy = dL * sech2 * (b * x + a)           # via a + via b
     return dx, dy
+""",
+    # Exercise 1 worked out on paper: plain numbers, some of them ints.
+    "neuron_trace": """\
+df_dz = 1
+df_du = 1.0
+df_db = 1
+df_dw = 2.0
+df_dx = 3
+""",
+    # Dual numbers: (value, tangent) pairs with tiny helpers, tanh' = 1 / cosh^2.
+    "circuit_tangent": """\
+def circuit_tangent(x, y, tx, ty):
+    def mul(p, q):
+        return p[0] * q[0], p[1] * q[0] + p[0] * q[1]
+
+    def add(p, q):
+        return p[0] + q[0], p[1] + q[1]
+
+    X, Y = (x, tx), (y, ty)
+    c = mul(mul(X, Y), add(X, Y))
+    d = (np.tanh(c[0]), c[1] / np.cosh(c[0]) ** 2)
+    return add(d, X)
+""",
+    # The gate as a 0/1 factor; sums instead of np.dot.
+    "neuron_tangent": """\
+def neuron_tangent(x, w, b, tw, tb):
+    z = float(np.sum(w * x)) + b
+    gate = float(z > 0)
+    return gate * z, gate * (float(np.sum(tw * x)) + tb)
+""",
+    # The seeds are the rows of an identity matrix.
+    "forward_mode_gradient": """\
+def forward_mode_gradient(x, w, b):
+    seeds = np.eye(len(w))
+    dw = np.array([neuron_tangent(x, w, b, seeds[i], 0.0)[1] for i in range(len(w))])
+    return dw, neuron_tangent(x, w, b, 0.0 * w, 1.0)[1]
 """,
 }
 
@@ -176,5 +215,78 @@ def circuit_backward(dL, cache):
 """,
         },
         "must_fail": ["test_circuit_backward_x", "test_circuit_backward_y"],
+    },
+    {
+        "name": "neuron by hand: x and w swapped in the multiply node",
+        "cells": {"neuron_trace": """\
+df_dz = 1.0
+df_du = df_dz
+df_db = df_dz
+df_dw = df_du * w
+df_dx = df_du * x
+"""},
+        "must_fail": ["test_neuron_multiply"],
+    },
+    {
+        "name": "neuron by hand: the add node hands b its value",
+        "cells": {"neuron_trace": """\
+df_dz = 1.0
+df_du = df_dz
+df_db = b
+df_dw = df_du * x
+df_dx = df_du * w
+"""},
+        "must_fail": ["test_neuron_add"],
+    },
+    {
+        "name": "tangent: the direct edge x -> L lost",
+        "cells": {"circuit_tangent": """\
+def circuit_tangent(x, y, tx, ty):
+    a, ta = x * y, tx * y + x * ty
+    b, tb = x + y, tx + ty
+    c, tc = a * b, ta * b + a * tb
+    d = math.tanh(c)
+    td = (1 - d**2) * tc
+    return d + x, td
+"""},
+        "must_fail": ["test_circuit_tangent_seeds", "test_circuit_tangent_direction"],
+    },
+    {
+        "name": "tangent: half a product rule for a = x*y",
+        "cells": {"circuit_tangent": """\
+def circuit_tangent(x, y, tx, ty):
+    a, ta = x * y, tx * y
+    b, tb = x + y, tx + ty
+    c, tc = a * b, ta * b + a * tb
+    d = math.tanh(c)
+    return d + x, (1 - d**2) * tc + tx
+"""},
+        "must_fail": ["test_circuit_tangent_seeds", "test_circuit_tangent_direction"],
+    },
+    {
+        # The tangent passes the ReLU even when it is off; forward_mode_gradient inherits it.
+        "name": "neuron tangent: the gate forgotten on the tangent",
+        "cells": {"neuron_tangent": """\
+def neuron_tangent(x, w, b, tw, tb):
+    z = float(np.dot(w, x)) + b
+    return max(0.0, z), float(np.dot(tw, x)) + tb
+"""},
+        "must_fail": ["test_neuron_tangent", "test_forward_mode_gradient"],
+    },
+    {
+        # One seed array for all passes, never reset: pass i moves w[0..i] together.
+        "name": "forward mode: the seed is not reset between passes",
+        "cells": {"forward_mode_gradient": """\
+def forward_mode_gradient(x, w, b):
+    n = w.size
+    dw = np.zeros(n)
+    seed = np.zeros(n)
+    for i in range(n):
+        seed[i] = 1.0
+        dw[i] = neuron_tangent(x, w, b, seed, 0.0)[1]
+    db = neuron_tangent(x, w, b, np.zeros(n), 1.0)[1]
+    return dw, db
+"""},
+        "must_fail": ["test_forward_mode_gradient"],
     },
 ]
