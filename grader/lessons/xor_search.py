@@ -65,7 +65,8 @@ def train_nets(hidden: int, runs: int = 50, lr: float = 0.1, steps: int = 1000,
     """Train `runs` nets of `hidden` tanh units on XOR by full-batch gradient descent.
 
     Returns a dict: losses (steps + 1, R), the loss before every step and after the last;
-    correct (R,), how many of the four examples each trained net gets right (sign of its output).
+    outputs (R, 4), every trained net's outputs on the four XOR inputs; correct (R,), how many of
+    the four examples each trained net gets right (the sign of its output).
     """
     params = init_nets(hidden, runs, seed)
     history = np.empty((steps + 1, runs))
@@ -76,7 +77,7 @@ def train_nets(hidden: int, runs: int = 50, lr: float = 0.1, steps: int = 1000,
     history[steps], _ = loss_and_grads(params)
     _, y = _forward(params, XOR_INPUTS)
     correct = np.sum(np.sign(y) == XOR_TARGETS, axis=1)
-    return {"losses": history, "correct": correct}
+    return {"losses": history, "outputs": y, "correct": correct}
 
 
 def stuck_table(hidden_sizes: tuple[int, ...] = (2, 3, 4, 8), runs: int = 50, lr: float = 0.1,
