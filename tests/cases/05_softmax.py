@@ -15,6 +15,72 @@ def softmax_loss(x, y):
     dx = (probs - np.eye(C)[y]) / N
     return float(loss), dx
 ''',
+    # The six steps chained in another order of writing: the two paths into e summed first,
+    # the rows as a list.
+    "softmax_loss_steps": '''\
+def softmax_loss_steps(x, y):
+    rows = list(range(len(y)))
+    e = np.exp(x)
+    s = np.sum(e, axis=1)[:, None]
+    p = e / s
+    l = -np.log(p[rows, y])
+    de_p, ds = divide_backward(pick_backward(neg_log_backward(mean_backward(1.0, l), p[rows, y]), p, y), e, s)
+    return l.mean(), exp_backward(sum_backward(ds, e) + de_p, e)
+''',
+    # Loops over the entries, the shift by the max written as np.amax.
+    "softmax_jacobian": '''\
+def softmax_jacobian(z):
+    C = z.shape[0]
+    ez = np.exp(z - np.amax(z))
+    p = ez / np.sum(ez)
+    J = np.empty((C, C))
+    for c in range(C):
+        for k in range(C):
+            J[c, k] = p[c] * ((1.0 if c == k else 0.0) - p[k])
+    return J
+''',
+    # The Jacobian-vector product written with einsum.
+    "softmax_backward": '''\
+def softmax_backward(dout, p):
+    inner = np.einsum("nc,nc->n", dout, p)
+    return p * dout - p * inner[:, None]
+''',
+    # np.logaddexp.reduce does the log-sum-exp.
+    "log_softmax": '''\
+def log_softmax(x):
+    return x - np.logaddexp.reduce(x, axis=1, keepdims=True)
+''',
+}
+
+# Every step of section 2 written another valid way (they all feed softmax_loss_steps, so they
+# travel together as one case that must keep full marks).
+_STEPS_EQUIVALENT = {
+    "mean_backward": '''\
+def mean_backward(dout, l):
+    return dout * np.ones_like(l) / len(l)
+''',
+    "neg_log_backward": '''\
+def neg_log_backward(dout, q):
+    return np.negative(dout) * np.reciprocal(q)
+''',
+    "pick_backward": '''\
+def pick_backward(dout, p, y):
+    return np.eye(p.shape[1])[y] * dout[:, None]
+''',
+    "divide_backward": '''\
+def divide_backward(dout, e, s):
+    de = dout * (1.0 / s)
+    ds = -(dout * e).sum(axis=1, keepdims=True) / s**2
+    return de, ds
+''',
+    "sum_backward": '''\
+def sum_backward(dout, e):
+    return np.repeat(dout, e.shape[1], axis=1)
+''',
+    "exp_backward": '''\
+def exp_backward(dout, e):
+    return np.multiply(e, dout)
+''',
 }
 
 _TEMPLATE = '''\
@@ -98,5 +164,128 @@ def softmax_loss(x, y):
         "name": "x shifted in place (x -= max)",
         "cells": {"softmax_loss": _softmax_loss(shift="x -= x.max(axis=1, keepdims=True)\n    shifted = x")},
         "must_fail": ["test_softmax_loss_value"],
+    },
+    {
+        "name": "every step of section 2 written another way (equivalent)",
+        "cells": _STEPS_EQUIVALENT,
+        "must_fail": [],
+    },
+    {
+        # dout / N is right; dout alone (the mean taken for a sum) is N times too big.
+        "name": "mean_backward: the slope of a sum (no 1/N)",
+        "cells": {"mean_backward": """\
+def mean_backward(dout, l):
+    return np.full(l.shape[0], float(dout))
+"""},
+        "must_fail": ["test_mean_backward", "test_softmax_loss_steps"],
+    },
+    {
+        # Right when dout = 1 (as in softmax_loss_steps), wrong for any other upstream gradient.
+        "name": "mean_backward ignores dout",
+        "cells": {"mean_backward": """\
+def mean_backward(dout, l):
+    return np.full(l.shape[0], 1 / l.shape[0])
+"""},
+        "must_fail": ["test_mean_backward"],
+    },
+    {
+        "name": "neg_log_backward without the minus sign",
+        "cells": {"neg_log_backward": """\
+def neg_log_backward(dout, q):
+    return dout / q
+"""},
+        "must_fail": ["test_neg_log_backward", "test_softmax_loss_steps"],
+    },
+    {
+        "name": "neg_log_backward forgets dout",
+        "cells": {"neg_log_backward": """\
+def neg_log_backward(dout, q):
+    return -1 / q
+"""},
+        "must_fail": ["test_neg_log_backward", "test_softmax_loss_steps"],
+    },
+    {
+        # dp[:, y] writes dout into the label columns of every row.
+        "name": "pick_backward writes whole columns (dp[:, y])",
+        "cells": {"pick_backward": """\
+def pick_backward(dout, p, y):
+    dp = np.zeros_like(p)
+    dp[:, y] = dout
+    return dp
+"""},
+        "must_fail": ["test_pick_backward", "test_softmax_loss_steps"],
+    },
+    {
+        # The fan-out forgotten: ds keeps one entry per (row, class) instead of a row sum.
+        "name": "divide_backward: ds not summed over the row",
+        "cells": {"divide_backward": """\
+def divide_backward(dout, e, s):
+    return dout / s, dout * (-e / s**2)
+"""},
+        "must_fail": ["test_divide_backward", "test_softmax_loss_steps"],
+    },
+    {
+        # Broadcasts to the right thing inside softmax_loss_steps, but is not the (N, C) array asked for.
+        "name": "sum_backward returns dout unbroadcast (N, 1)",
+        "cells": {"sum_backward": """\
+def sum_backward(dout, e):
+    return dout
+"""},
+        "must_fail": ["test_sum_backward"],
+    },
+    {
+        "name": "exp_backward forgets dout",
+        "cells": {"exp_backward": """\
+def exp_backward(dout, e):
+    return e.copy()
+"""},
+        "must_fail": ["test_exp_backward", "test_softmax_loss_steps"],
+    },
+    {
+        # Only the path through the division: the path through the sum is dropped.
+        "name": "softmax_loss_steps adds only one path into e",
+        "cells": {"softmax_loss_steps": """\
+def softmax_loss_steps(x, y):
+    N = x.shape[0]
+    rows = np.arange(N)
+    e = np.exp(x)
+    s = e.sum(axis=1, keepdims=True)
+    p = e / s
+    q = p[rows, y]
+    l = -np.log(q)
+    dp = pick_backward(neg_log_backward(mean_backward(1.0, l), q), p, y)
+    de, ds = divide_backward(dp, e, s)
+    return l.mean(), exp_backward(de, e)
+"""},
+        "must_fail": ["test_softmax_loss_steps"],
+    },
+    {
+        # Fine for small scores; exp(1000) overflows.
+        "name": "softmax_jacobian without the shift",
+        "cells": {"softmax_jacobian": """\
+def softmax_jacobian(z):
+    p = np.exp(z) / np.exp(z).sum()
+    return np.diag(p) - np.outer(p, p)
+"""},
+        "must_fail": ["test_softmax_jacobian"],
+    },
+    {
+        # Only the diagonal, p(1 - p): the sigmoid's slope, as if each output saw one score.
+        "name": "softmax_backward with the diagonal of the Jacobian only",
+        "cells": {"softmax_backward": """\
+def softmax_backward(dout, p):
+    return dout * p * (1 - p)
+"""},
+        "must_fail": ["test_softmax_backward"],
+    },
+    {
+        # Shifted, but the log taken of p: p underflows to 0 for [1000, 0, -1000], log 0 = -inf.
+        "name": "log_softmax as the log of the shifted softmax",
+        "cells": {"log_softmax": """\
+def log_softmax(x):
+    e = np.exp(x - x.max(axis=1, keepdims=True))
+    return np.log(e / e.sum(axis=1, keepdims=True))
+"""},
+        "must_fail": ["test_log_softmax"],
     },
 ]
