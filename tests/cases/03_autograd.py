@@ -3,9 +3,13 @@
 Autograded with the real nbgrader by tests/test_grading.py: every alternative must score full
 marks; every mistake must score 0 on exactly the cells in `must_fail` and full marks elsewhere.
 
-Most mistakes are one-line edits of a correct engine, made here with `_edit` from the
-instructor's solution cell (or from the alternative below) so that each one differs from a
-right answer by exactly the bug it names; `_edit` fails loudly if the line it edits is gone.
+The engine is written in four solution cells that build on each other: `value` (the Value class
+with the local rules of *, **, tanh, exp, log, sigmoid, relu), `topological_order`, `backward`
+(attached to Value) and `composite_ops` (-, /, and a number on the left, attached to Value). A
+different engine therefore replaces all four at once (the first entry of MISTAKES, with nothing
+that must fail). Most mistakes are one-line edits of a correct engine, made here with `_edit`
+from the instructor's solution cell (or from the alternative engine) so that each one differs
+from a right answer by exactly the bug it names; `_edit` fails loudly if the line it edits is gone.
 """
 
 import json
@@ -29,10 +33,12 @@ def _edit(source: str, old: str, new: str) -> str:
     return source.replace(old, new)
 
 
-# A different engine: every operation with a rule of its own (no composition), micrograd's set
-# of parents, an iterative topological sort with an explicit stack (no recursion limit),
-# sigmoid built from exp, + and / (so its graph has four nodes, not one), relu via max.
-_VALUE_OWN_RULES = """\
+# A different engine, cell by cell: micrograd's set of parents, slopes written from the output
+# where the instructor's closure keeps a local, every composite operator with a rule of its own
+# (no composition), an iterative topological sort with an explicit stack (no recursion limit),
+# and a backward() that needs no topological list at all: Kahn's algorithm, counting for every
+# node the consumers that have still to hand their gradient on.
+_VALUE_OWN = """\
 import math
 
 
@@ -82,49 +88,6 @@ class Value:
         out._backward = _backward
         return out
 
-    def __neg__(self):
-        out = Value(-self.data, (self,), "neg")
-
-        def _backward():
-            self.grad -= out.grad
-
-        out._backward = _backward
-        return out
-
-    def __sub__(self, other):
-        other = Value._wrap(other)
-        out = Value(self.data - other.data, (self, other), "-")
-
-        def _backward():
-            self.grad += out.grad
-            other.grad -= out.grad
-
-        out._backward = _backward
-        return out
-
-    def __truediv__(self, other):
-        other = Value._wrap(other)
-        out = Value(self.data / other.data, (self, other), "/")
-
-        def _backward():
-            self.grad += out.grad / other.data
-            other.grad += -self.data / other.data ** 2 * out.grad
-
-        out._backward = _backward
-        return out
-
-    def __radd__(self, other):
-        return Value._wrap(other) + self
-
-    def __rsub__(self, other):
-        return Value._wrap(other) - self
-
-    def __rmul__(self, other):
-        return Value._wrap(other) * self
-
-    def __rtruediv__(self, other):
-        return Value._wrap(other) / self
-
     def tanh(self):
         out = Value(math.tanh(self.data), (self,), "tanh")
 
@@ -153,7 +116,13 @@ class Value:
         return out
 
     def sigmoid(self):
-        return 1 / (1 + (-self).exp())
+        out = Value(0.5 * (1 + math.tanh(0.5 * self.data)), (self,), "sigmoid")
+
+        def _backward():
+            self.grad += out.data * (1 - out.data) * out.grad
+
+        out._backward = _backward
+        return out
 
     def relu(self):
         out = Value(max(0.0, self.data), (self,), "relu")
@@ -164,29 +133,157 @@ class Value:
 
         out._backward = _backward
         return out
+"""
 
-    def backward(self):
-        order, done = [], set()
-        stack = [(self, False)]
-        while stack:
-            node, expanded = stack.pop()
-            if expanded:
-                order.append(node)  # after all of its parents
-                continue
-            if node in done:
-                continue
-            done.add(node)
-            stack.append((node, True))
-            for parent in node._prev:
-                if parent not in done:
-                    stack.append((parent, False))
-        self.grad = 1.0
-        for node in reversed(order):
-            node._backward()
+_COMPOSITE_OWN = """\
+def _own_rule(data, parents, op, slopes):
+    out = Value(data, parents, op)
+
+    def _backward():
+        for parent, slope in zip(parents, slopes()):
+            parent.grad += slope * out.grad
+
+    out._backward = _backward
+    return out
+
+
+def neg(self):
+    return _own_rule(-self.data, (self,), "neg", lambda: (-1.0,))
+
+
+def sub(self, other):
+    other = other if isinstance(other, Value) else Value(other)
+    return _own_rule(self.data - other.data, (self, other), "-", lambda: (1.0, -1.0))
+
+
+def truediv(self, other):
+    other = other if isinstance(other, Value) else Value(other)
+    return _own_rule(self.data / other.data, (self, other), "/",
+                     lambda: (1 / other.data, -self.data / other.data ** 2))
+
+
+def radd(self, other):
+    return Value(other) + self
+
+
+def rsub(self, other):
+    return Value(other) - self
+
+
+def rmul(self, other):
+    return Value(other) * self
+
+
+def rtruediv(self, other):
+    return Value(other) / self
+
+
+Value.__neg__, Value.__sub__, Value.__truediv__ = neg, sub, truediv
+Value.__radd__, Value.__rsub__, Value.__rmul__, Value.__rtruediv__ = radd, rsub, rmul, rtruediv
+"""
+
+_TOPOLOGICAL_STACK = """\
+def topological_order(root):
+    order, done = [], set()
+    stack = [(root, False)]
+    while stack:
+        node, expanded = stack.pop()
+        if expanded:
+            order.append(node)  # after all of its parents
+            continue
+        if node in done:
+            continue
+        done.add(node)
+        stack.append((node, True))
+        for parent in node._prev:
+            if parent not in done:
+                stack.append((parent, False))
+    return order
+"""
+
+_BACKWARD_KAHN = """\
+def backward(self):
+    waiting, seen, todo = {}, {self}, [self]
+    while todo:
+        node = todo.pop()
+        for parent in node._prev:
+            waiting[parent] = waiting.get(parent, 0) + 1
+            if parent not in seen:
+                seen.add(parent)
+                todo.append(parent)
+    self.grad = 1.0
+    ready = [self]
+    while ready:
+        node = ready.pop()
+        node._backward()
+        for parent in node._prev:
+            waiting[parent] -= 1
+            if waiting[parent] == 0:
+                ready.append(parent)
+
+
+Value.backward = backward
 """
 
 ALTERNATIVES = {
-    "value": _VALUE_OWN_RULES,
+    # Push the identity through the stack: a linear map is fixed by where it sends the basis
+    # vectors, and the bias is where it sends 0.
+    "collapse": """\
+def collapse(layers):
+    def stack(v):
+        for W, b in layers:
+            v = W @ v + b
+        return v
+
+    n_in = layers[0][0].shape[1]
+    b = stack(np.zeros(n_in))
+    W = np.column_stack([stack(e) - b for e in np.eye(n_in)])
+    return W, b
+""",
+    # The other valid order: b before a.
+    "circuit_by_hand": """\
+def circuit_by_hand(x, y):
+    x, y = Value(x), Value(y)
+    nodes = []
+    a = x * y; nodes.append(a)
+    b = x + y; nodes.append(b)
+    c = a * b; nodes.append(c)
+    d = c.tanh(); nodes.append(d)
+    L = d + x; nodes.append(L)
+    L.grad = 1.0
+    for node in reversed(nodes):
+        node._backward()
+    return float(x.grad), float(y.grad)
+""",
+    # The slope as 1 / cosh(z)^2, einsum, and the batch sums spelled out as loops.
+    "neuron_backward": """\
+def neuron_backward(w, b, X, y):
+    z = np.einsum("nd,d->n", X, w) + b
+    t = np.tanh(z)
+    loss = float(((t - y) ** 2).sum())
+    dz = 2.0 * (t - y) / np.cosh(z) ** 2
+    dw = np.zeros_like(w)
+    db = 0.0
+    for n in range(X.shape[0]):
+        dw += dz[n] * X[n]
+        db += dz[n]
+    dX = dz[:, None] * w[None, :]
+    return loss, dw, db, dX
+""",
+    # The reset first, then the loss; the update written out; the loss summed in a loop.
+    "train_step": """\
+def train_step(model, data, lr, zero_grad=True):
+    if zero_grad:
+        for p in model.parameters():
+            p.grad = 0
+    loss = 0
+    for x, y in data:
+        loss = loss + (model(x) - y) * (model(x) - y)
+    loss.backward()
+    for p in model.parameters():
+        p.data = p.data - lr * p.grad
+    return float(loss.data)
+""",
     # Layers that always return lists (the MLP unwraps a single output), biases listed first,
     # Gaussian initial weights, and an explicit loop instead of sum().
     "mlp": """\
@@ -242,11 +339,24 @@ class MLP:
 }
 
 _VALUE = _solution("value")
+_NEURON = _solution("neuron_backward")
 
 MISTAKES = [
     {
-        # `=` instead of `+=`: right on chains, wrong wherever a value has several consumers,
-        # so everything built on * (and -x = x * -1) that reuses a value.
+        # Not a mistake: the alternative engine of the four cells above must score full marks.
+        "name": "a different engine (own rules, set of parents, explicit stack, Kahn's backward)",
+        "cells": {
+            "value": _VALUE_OWN,
+            "composite_ops": _COMPOSITE_OWN,
+            "topological_order": _TOPOLOGICAL_STACK,
+            "backward": _BACKWARD_KAHN,
+        },
+        "must_fail": [],
+    },
+    {
+        # `=` instead of `+=`: right on chains, wrong wherever a value has several consumers or
+        # a grad already holds something, so a * a by hand, and everything built on * (and
+        # -x = x * -1) that reuses a value.
         "name": "mul rule assigns instead of accumulating",
         "cells": {
             "value": _edit(
@@ -260,15 +370,42 @@ MISTAKES = [
             )
         },
         "must_fail": [
-            "test_add_sub_neg",
-            "test_mul_div_pow",
-            "test_unary_functions",
-            "test_reflected",
+            "test_mul_pow_rules",
+            "test_circuit_by_hand",
             "test_backward_order",
             "test_node_used_twice",
             "test_accumulate_across_calls",
+            "test_add_sub_neg",
+            "test_mul_div_pow",
+            "test_reflected",
             "test_vs_torch",
             "test_mlp_gradients",
+            "test_train_step",
+        ],
+    },
+    {
+        # The multiplication records no parents: its rule is right when run by hand (so the
+        # circuit done by hand still comes out right), but backward() never reaches x and y
+        # through it, so every check built on * and backward() fails as well.
+        "name": "mul forgets its parents",
+        "cells": {
+            "value": _edit(
+                _VALUE,
+                'out = Value(self.data * other.data, (self, other), "*")',
+                'out = Value(self.data * other.data, (), "*")',
+            )
+        },
+        "must_fail": [
+            "test_mul_pow_rules",
+            "test_backward_order",
+            "test_node_used_twice",
+            "test_accumulate_across_calls",
+            "test_add_sub_neg",
+            "test_mul_div_pow",
+            "test_reflected",
+            "test_vs_torch",
+            "test_mlp_gradients",
+            "test_train_step",
         ],
     },
     {
@@ -281,7 +418,13 @@ MISTAKES = [
                 "self.grad += (1.0 - self.data**2) * out.grad",
             )
         },
-        "must_fail": ["test_unary_functions", "test_vs_torch", "test_mlp_gradients"],
+        "must_fail": [
+            "test_unary_functions",
+            "test_circuit_by_hand",
+            "test_vs_torch",
+            "test_mlp_gradients",
+            "test_train_step",
+        ],
     },
     {
         # The exponent is not lowered: k * a**k instead of k * a**(k-1). Division (a * b**-1)
@@ -295,89 +438,126 @@ MISTAKES = [
             )
         },
         "must_fail": [
+            "test_mul_pow_rules",
+            "test_node_used_twice",
             "test_mul_div_pow",
             "test_reflected",
-            "test_node_used_twice",
             "test_vs_torch",
             "test_mlp_gradients",
+            "test_train_step",
         ],
     },
     {
-        # An own rule for a / b whose denominator gradient lost its minus sign (in the
-        # alternative engine, whose sigmoid is 1 / (1 + exp(-x)): sigmoid breaks as well).
+        # An own rule for a / b whose denominator gradient lost its minus sign.
         "name": "division rule without the minus sign",
         "cells": {
-            "value": _edit(
-                _VALUE_OWN_RULES,
-                "other.grad += -self.data / other.data ** 2 * out.grad",
-                "other.grad += self.data / other.data ** 2 * out.grad",
+            "composite_ops": _edit(
+                _COMPOSITE_OWN,
+                "lambda: (1 / other.data, -self.data / other.data ** 2))",
+                "lambda: (1 / other.data, self.data / other.data ** 2))",
             )
         },
-        "must_fail": [
-            "test_mul_div_pow",
-            "test_unary_functions",
-            "test_reflected",
-            "test_node_used_twice",
-            "test_vs_torch",
-        ],
+        "must_fail": ["test_mul_div_pow", "test_reflected", "test_vs_torch"],
     },
     {
         # 1 - v computed as v - 1.
         "name": "reflected subtraction in the wrong order",
         "cells": {
-            "value": _edit(_VALUE, "return as_value(other) + (-self)", "return self - as_value(other)")
+            "composite_ops": _edit(
+                _solution("composite_ops"), "return as_value(other) + (-self)", "return self - as_value(other)"
+            )
         },
         "must_fail": ["test_reflected", "test_vs_torch"],
     },
     {
         # Depth-first search without a visited set: a node reachable along several paths is
         # listed (and its rule run) once per path. Chains, trees and graphs where only inputs
-        # are shared still come out right, so the per-operation checks pass.
+        # are shared still come out right.
         "name": "topological sort without a visited set",
         "cells": {
-            "value": _edit(
-                _VALUE,
-                "            if v not in visited:\n",
-                "            if True:\n",
+            "topological_order": _edit(
+                _solution("topological_order"),
+                "        if v not in visited:\n",
+                "        if True:\n",
             )
         },
-        "must_fail": ["test_backward_order", "test_node_used_twice", "test_vs_torch", "test_mlp_gradients"],
+        "must_fail": [
+            "test_topological_order",
+            "test_backward_order",
+            "test_node_used_twice",
+            "test_vs_torch",
+            "test_mlp_gradients",
+            "test_train_step",
+        ],
     },
     {
         # Breadth-first from the output: each node is visited once, but possibly before a
         # deeper consumer has added its share. Right when all paths to a node have one length;
-        # in an MLP the hidden units feed the next layer's sums at different depths.
+        # in an MLP with two hidden layers the units feed later sums at different depths (the
+        # small nets and data of test_train_step happen to come out right).
         "name": "breadth-first order instead of reverse topological",
         "cells": {
-            "value": _edit(
-                _VALUE,
-                """        order, visited = [], set()
-
-        def build(v):
-            if v not in visited:
-                visited.add(v)
-                for parent in v._prev:
-                    build(parent)
-                order.append(v)
-
-        build(self)
-        self.grad = 1.0
-        for v in reversed(order):
-            v._backward()
+            "backward": _edit(
+                _solution("backward"),
+                """    self.grad = 1.0
+    for v in reversed(topological_order(self)):
+        v._backward()
 """,
-                """        self.grad = 1.0
-        queue, visited = [self], {self}
-        while queue:
-            v = queue.pop(0)
-            v._backward()
-            for parent in v._prev:
-                if parent not in visited:
-                    visited.add(parent)
-                    queue.append(parent)
+                """    self.grad = 1.0
+    queue, visited = [self], {self}
+    while queue:
+        v = queue.pop(0)
+        v._backward()
+        for parent in v._prev:
+            if parent not in visited:
+                visited.add(parent)
+                queue.append(parent)
 """,
             )
         },
         "must_fail": ["test_backward_order", "test_vs_torch", "test_mlp_gradients"],
+    },
+    {
+        # c's rule runs before d's: c hands on a gradient of 0, so only the direct path counts.
+        "name": "by hand: c before d",
+        "cells": {
+            "circuit_by_hand": _edit(
+                _solution("circuit_by_hand"),
+                "    d._backward()\n    c._backward()\n",
+                "    c._backward()\n    d._backward()\n",
+            )
+        },
+        "must_fail": ["test_circuit_by_hand"],
+    },
+    {
+        # The bias is carried through unchanged: W is right, b misses W_k b.
+        "name": "collapse adds the biases without transforming them",
+        "cells": {"collapse": _edit(_solution("collapse"), "W, b = Wk @ W, Wk @ b + bk", "W, b = Wk @ W, b + bk")},
+        "must_fail": ["test_collapse"],
+    },
+    {
+        # The tanh slope is left out: dz = 2 (t - y).
+        "name": "neuron without the tanh slope",
+        "cells": {"neuron_backward": _edit(_NEURON, "dz = dt * (1 - t**2)", "dz = dt")},
+        "must_fail": ["test_neuron_backward"],
+    },
+    {
+        # dw from the first example only (no sum over the batch).
+        "name": "neuron dw from one example",
+        "cells": {"neuron_backward": _edit(_NEURON, "dw = X.T @ dz", "dw = X[0] * dz[0]")},
+        "must_fail": ["test_neuron_backward"],
+    },
+    {
+        # The reset after backward(): the step uses zero gradients and nothing moves.
+        "name": "train_step resets the grads after backward()",
+        "cells": {
+            "train_step": _edit(
+                _edit(_solution("train_step"), "    loss.backward()\n", ""),
+                "    params = model.parameters()\n",
+                "    params = model.parameters()\n    loss.backward()\n",
+            )
+        },
+        "must_fail": ["test_train_step"],
     },
     {
         # Neuron.parameters() forgets the bias: 9 Values fewer in MLP(3, [4, 4, 1]); the biases
