@@ -5,7 +5,9 @@ marks; every mistake must score 0 on exactly the cells in `must_fail` and full m
 
 Graded cells: test_huber_value (2), test_huber_grad (2), test_huber_delta (1),
 test_softplus_forward (1), test_softplus_gradcheck (2), test_softplus_extremes (1),
-test_dW3 (1), test_db3 (1), test_dW2 (2), test_db2 (1), test_dW1 (2), test_db1 (1).
+test_dW3 (1), test_db3 (1), test_dW2 (2), test_db2 (1), test_dW1 (2), test_db1 (1),
+test_huber_fit (1), test_predicted_flops (1), test_gradient_errors (2), test_first_wrong (1),
+test_dh_parts (1), test_local_tanh_error (1), test_unit_health (1).
 Each mistake is a reference solution with one or two lines changed (`_variant`).
 """
 
@@ -57,6 +59,62 @@ class FixedNet(BuggyNet):
 '''
 
 
+_HUBER_FIT = '''\
+def huber_fit(x, t, steps=100, lr=0.2, delta=1.0):
+    w = 0.0
+    for _ in range(steps):
+        _, dq = huber_loss(w * x, t, delta)
+        w -= lr * np.sum(dq * x)
+    return float(w)
+'''
+
+_FLOPS = '''\
+def predicted_flops(B, n, depth):
+    one_product = 2 * B * n * n
+    forward = depth * one_product
+    backward = (2 * depth - 1) * one_product
+    return forward, backward
+'''
+
+_GRADIENT_ERRORS = '''\
+def gradient_errors(net, X, y):
+    _, grads = net.loss(X, y)
+    errors = {}
+    for name, param in net.params.items():
+        numeric = eval_numerical_gradient(lambda _: net.loss(X, y)[0], param)
+        errors[name] = rel_error(grads[name], numeric)
+    return errors
+'''
+
+_FIRST_WRONG = '''\
+def first_wrong(trace, reference, order, tol=1e-6):
+    for name in order:
+        if rel_error(trace[name], reference[name]) > tol:
+            return name
+    return None
+'''
+
+_DH_PARTS = '''\
+def dh_parts(dr, dg, W2):
+    through_skip = dr
+    through_W2 = dg @ W2.T
+    return through_skip, through_W2
+'''
+
+_LOCAL_TANH = '''\
+def local_tanh_error(dh, da, h):
+    right_da = dh * (1 - h**2)
+    return rel_error(da, right_da)
+'''
+
+_UNIT_HEALTH = '''\
+def unit_health(out, kind):
+    if kind == "tanh":
+        return float(np.mean(np.abs(out) > 0.99))
+    return float(np.mean(np.all(out == 0, axis=0)))
+'''
+
+
 def _variant(source: str, *edits: tuple[str, str]) -> str:
     """`source` with each `old` line (which must occur exactly once) replaced by `new`."""
     for old, new in edits:
@@ -66,6 +124,69 @@ def _variant(source: str, *edits: tuple[str, str]) -> str:
 
 
 ALTERNATIVES = {
+    # The gradient of the mean loss by hand-written chain rule through q, with np.dot.
+    "huber_fit": '''\
+def huber_fit(x, t, steps=100, lr=0.2, delta=1.0):
+    w = np.float64(0.0)
+    for step in range(steps):
+        loss, dL_dq = huber_loss(x * w, t, delta=delta)
+        dL_dw = np.dot(dL_dq, x)
+        w = w - lr * dL_dw
+    return w
+''',
+    # Layer by layer, counting each product's 2abc.
+    "predicted_flops": '''\
+def predicted_flops(B, n, depth):
+    forward = backward = 0
+    for layer in range(depth):
+        forward += 2 * B * n * n
+        backward += 2 * n * B * n
+        if layer > 0:
+            backward += 2 * B * n * n
+    return forward, backward
+''',
+    # The numerical gradient by hand (centred differences), the parameter restored each time.
+    "gradient_errors": '''\
+def gradient_errors(net, X, y):
+    grads = net.loss(X, y)[1]
+    result = {}
+    for name in net.params:
+        p = net.params[name]
+        numeric = np.zeros_like(p)
+        for i in np.ndindex(p.shape):
+            old = p[i]
+            p[i] = old + 1e-5
+            plus = net.loss(X, y)[0]
+            p[i] = old - 1e-5
+            minus = net.loss(X, y)[0]
+            p[i] = old
+            numeric[i] = (plus - minus) / 2e-5
+        result[name] = rel_error(grads[name], numeric)
+    return result
+''',
+    # All the errors first, then the first over tol (next with a default).
+    "first_wrong": '''\
+def first_wrong(trace, reference, order, tol=1e-6):
+    errors = [rel_error(trace[k], reference[k]) for k in order]
+    return next((k for k, e in zip(order, errors) if e > tol), None)
+''',
+    # np.dot with the transpose, a copy along the skip.
+    "dh_parts": '''\
+def dh_parts(dr, dg, W2):
+    return dr.copy(), np.dot(dg, W2.transpose())
+''',
+    # The slope as (1 - h)(1 + h).
+    "local_tanh_error": '''\
+def local_tanh_error(dh, da, h):
+    return rel_error(da, dh * (1 - h) * (1 + h))
+''',
+    # Counts instead of means; a dead unit is one whose largest |output| is 0.
+    "unit_health": '''\
+def unit_health(out, kind):
+    if kind == "relu":
+        return np.sum(np.abs(out).max(axis=0) == 0) / out.shape[1]
+    return np.count_nonzero(np.abs(out) > 0.99) / out.size
+''',
     # Boolean masks and np.sign instead of np.where / np.clip, np.asarray copies, sum / size,
     # the loss returned as a NumPy scalar.
     "huber_loss": '''\
@@ -126,7 +247,7 @@ MISTAKES = [
             _HUBER,
             ("dpred = np.clip(error, -delta, delta) / error.size", "dpred = np.clip(error, -delta, delta)"),
         )},
-        "must_fail": ["test_huber_grad", "test_huber_delta"],
+        "must_fail": ["test_huber_grad", "test_huber_delta", "test_huber_fit"],
     },
     {
         # The DQN bug: clip the error, then square it. Right for small errors, zero gradient
@@ -139,7 +260,7 @@ MISTAKES = [
             ("dpred = np.clip(error, -delta, delta) / error.size",
              "dpred = np.clip(error, -delta, delta) * quadratic / error.size"),
         )},
-        "must_fail": ["test_huber_value", "test_huber_grad", "test_huber_delta"],
+        "must_fail": ["test_huber_value", "test_huber_grad", "test_huber_delta", "test_huber_fit"],
     },
     {
         # Written for the default only: every delta becomes 1.
@@ -152,7 +273,7 @@ MISTAKES = [
             ("dpred = np.clip(error, -delta, delta) / error.size",
              "dpred = np.clip(error, -1.0, 1.0) / error.size"),
         )},
-        "must_fail": ["test_huber_delta"],
+        "must_fail": ["test_huber_delta", "test_huber_fit"],
     },
     {
         # The local derivative alone: right when grad_output is all ones (loss.sum()), wrong in
@@ -200,5 +321,59 @@ MISTAKES = [
             ("grads[\"W2\"] = h.T @ dg", "grads[\"W2\"] = dg.T @ h"),
         )},
         "must_fail": ["test_db3", "test_dW2"],
+    },
+    {
+        # The chain rule without dq_i/dw = x_i.
+        "name": "huber fit forgets x in dL/dw",
+        "cells": {"huber_fit": _variant(_HUBER_FIT, ("w -= lr * np.sum(dq * x)", "w -= lr * np.sum(dq)"))},
+        "must_fail": ["test_huber_fit"],
+    },
+    {
+        # The first layer's input gradient counted too: 2 * depth products backward.
+        "name": "flops: dX of the first layer counted",
+        "cells": {"predicted_flops": _variant(_FLOPS, ("backward = (2 * depth - 1) * one_product",
+                                                       "backward = 2 * depth * one_product"))},
+        "must_fail": ["test_predicted_flops"],
+    },
+    {
+        # A copy is nudged, so the loss never sees the nudges: every numerical gradient is 0.
+        "name": "gradient check nudges a copy of the parameter",
+        "cells": {"gradient_errors": _variant(
+            _GRADIENT_ERRORS,
+            ("numeric = eval_numerical_gradient(lambda _: net.loss(X, y)[0], param)",
+             "numeric = eval_numerical_gradient(lambda _: net.loss(X, y)[0], param.copy())"),
+        )},
+        "must_fail": ["test_gradient_errors"],
+    },
+    {
+        # No early return: the last wrong intermediate, not the first.
+        "name": "first_wrong returns the last wrong one",
+        "cells": {"first_wrong": _variant(
+            _FIRST_WRONG,
+            ("    for name in order:", "    found = None\n    for name in order:"),
+            ("            return name", "            found = name"),
+            ("    return None", "    return found"),
+        )},
+        "must_fail": ["test_first_wrong"],
+    },
+    {
+        # The input's rule without the transpose (W2 is square, so the shape is right).
+        "name": "dh through W2 without the transpose",
+        "cells": {"dh_parts": _variant(_DH_PARTS, ("through_W2 = dg @ W2.T", "through_W2 = dg @ W2"))},
+        "must_fail": ["test_dh_parts"],
+    },
+    {
+        # The slope of the sigmoid, h(1 - h), instead of tanh's.
+        "name": "local tanh check with the sigmoid's slope",
+        "cells": {"local_tanh_error": _variant(
+            _LOCAL_TANH, ("right_da = dh * (1 - h**2)", "right_da = dh * h * (1 - h)"))},
+        "must_fail": ["test_local_tanh_error"],
+    },
+    {
+        # A unit counted dead when it is zero for any example, not for every one.
+        "name": "dead unit: zero for some example",
+        "cells": {"unit_health": _variant(
+            _UNIT_HEALTH, ("np.all(out == 0, axis=0)", "np.any(out == 0, axis=0)"))},
+        "must_fail": ["test_unit_health"],
     },
 ]
