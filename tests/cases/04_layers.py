@@ -4,10 +4,75 @@ Autograded with the real nbgrader by tests/test_grading.py: every alternative mu
 marks; every mistake must score 0 on exactly the cells in `must_fail` and full marks elsewhere.
 Each case replaces whole solution cells; the other cells keep the instructor's solution, so a
 replaced forward pass must keep the solution's cache format ((x, w, b) for affine, x for relu,
-out for sigmoid and tanh) unless its backward pass is replaced too.
+out for sigmoid and tanh, the sigmoid's cache for tanh_from_sigmoid, (fc_cache, relu_cache) for
+affine_relu) unless its backward pass is replaced too. A mistake in a layer also costs the cells
+of the layers built from it (affine_relu from affine and relu, tanh_from_sigmoid from sigmoid,
+affine_backward_loop from affine_single_backward).
 """
 
 ALTERNATIVES = {
+    # No exp at all: sigmoid(x) = (1 + tanh(x / 2)) / 2.
+    "sigmoid_forward": '''\
+def sigmoid_forward(x):
+    out = 0.5 * (1.0 + np.tanh(0.5 * x))
+    return out, out
+''',
+    "sigmoid_backward": '''\
+def sigmoid_backward(dout, cache):
+    s = cache
+    return dout * (s - s * s)
+''',
+    # A stable hand-written tanh: exp(-2|x|) never overflows.
+    "tanh_forward": '''\
+def tanh_forward(x):
+    z = np.exp(-2.0 * np.abs(x))
+    out = np.sign(x) * (1.0 - z) / (1.0 + z)
+    return out, out
+''',
+    "tanh_backward": '''\
+def tanh_backward(dout, cache):
+    t = cache
+    return dout * (1.0 - t) * (1.0 + t)
+''',
+    # Entry by entry, the index form of hint 2.
+    "affine_single_backward": '''\
+def affine_single_backward(dout, cache):
+    x, w, b = cache
+    D, M = w.shape
+    dx, dw = np.zeros(D), np.zeros((D, M))
+    for d in range(D):
+        for m in range(M):
+            dw[d, m] = x[d] * dout[m]
+            dx[d] += w[d, m] * dout[m]
+    return dx, dw, np.array(dout, dtype=float)
+''',
+    # The per-example gradients collected in lists, then stacked and summed.
+    "affine_backward_loop": '''\
+def affine_backward_loop(dout, cache):
+    x, w, b = cache
+    rows = x.reshape(len(x), -1)
+    parts = [affine_single_backward(dout[n], (rows[n], w, b)) for n in range(len(x))]
+    dx = np.stack([p[0] for p in parts]).reshape(x.shape)
+    dw = np.sum([p[1] for p in parts], axis=0)
+    db = np.sum([p[2] for p in parts], axis=0)
+    return dx, dw, db
+''',
+    "tanh_from_sigmoid_forward": '''\
+def tanh_from_sigmoid_forward(x):
+    s, cache = sigmoid_forward(x + x)
+    return s + s - 1.0, cache
+''',
+    # The two factors of 2 in one (sigmoid_backward is linear in dout).
+    "tanh_from_sigmoid_backward": '''\
+def tanh_from_sigmoid_backward(dout, cache):
+    return 4.0 * sigmoid_backward(dout, cache)
+''',
+}
+
+# Alternatives for the layers that affine_relu is built from travel together, as one case that
+# must keep full marks: each of them reaches the sandwich's cells, so one case each would need
+# one autograde run each.
+_LAYER_ALTERNATIVES = {
     # einsum, and the flattened size spelled out with np.prod instead of -1.
     "affine_forward": '''\
 def affine_forward(x, w, b):
@@ -38,28 +103,16 @@ def relu_backward(dout, cache):
     x = cache
     return np.where(x >= 0, dout, 0.0)
 ''',
-    # No exp at all: sigmoid(x) = (1 + tanh(x / 2)) / 2.
-    "sigmoid_forward": '''\
-def sigmoid_forward(x):
-    out = 0.5 * (1.0 + np.tanh(0.5 * x))
-    return out, out
+    "affine_relu_forward": '''\
+def affine_relu_forward(x, w, b):
+    fc = affine_forward(x, w, b)
+    r = relu_forward(fc[0])
+    return r[0], (fc[1], r[1])
 ''',
-    "sigmoid_backward": '''\
-def sigmoid_backward(dout, cache):
-    s = cache
-    return dout * (s - s * s)
-''',
-    # A stable hand-written tanh: exp(-2|x|) never overflows.
-    "tanh_forward": '''\
-def tanh_forward(x):
-    z = np.exp(-2.0 * np.abs(x))
-    out = np.sign(x) * (1.0 - z) / (1.0 + z)
-    return out, out
-''',
-    "tanh_backward": '''\
-def tanh_backward(dout, cache):
-    t = cache
-    return dout * (1.0 - t) * (1.0 + t)
+    "affine_relu_backward": '''\
+def affine_relu_backward(dout, cache):
+    fc_cache, relu_cache = cache
+    return affine_backward(relu_backward(dout, relu_cache), fc_cache)
 ''',
 }
 
@@ -84,30 +137,30 @@ MISTAKES = [
         # Correct for 2-D x only: for (N, 2, 3) inputs dx comes out as (N, 6).
         "name": "affine dx not reshaped to x's shape",
         "cells": {"affine_backward": _affine_backward(dx="dout @ w.T")},
-        "must_fail": ["test_affine_backward_dx"],
+        "must_fail": ["test_affine_backward_dx", "test_affine_relu_backward"],
     },
     {
         # The transpose hidden by a reshape: right shape, scrambled numbers.
         "name": "affine dx transposed, then reshaped",
         "cells": {"affine_backward": _affine_backward(dx="(w @ dout.T).reshape(x.shape)")},
-        "must_fail": ["test_affine_backward_dx"],
+        "must_fail": ["test_affine_backward_dx", "test_affine_relu_backward"],
     },
     {
         # Operands swapped: shape (M, D) instead of (D, M).
         "name": "affine dw missing transpose",
         "cells": {"affine_backward": _affine_backward(dw="dout.T @ x.reshape(N, -1)")},
-        "must_fail": ["test_affine_backward_dw"],
+        "must_fail": ["test_affine_backward_dw", "test_affine_relu_backward"],
     },
     {
         "name": "affine db averaged over the batch",
         "cells": {"affine_backward": _affine_backward(db="dout.mean(axis=0)")},
-        "must_fail": ["test_affine_backward_db"],
+        "must_fail": ["test_affine_backward_db", "test_affine_relu_backward"],
     },
     {
         # Shape (N, M) instead of (M,).
         "name": "affine db not summed over the batch",
         "cells": {"affine_backward": _affine_backward(db="dout")},
-        "must_fail": ["test_affine_backward_db"],
+        "must_fail": ["test_affine_backward_db", "test_affine_relu_backward"],
     },
     {
         # The output is right, but the caller's x is overwritten (and aliased to the cache).
@@ -128,7 +181,7 @@ def relu_forward(x):
 def relu_backward(dout, cache):
     return dout * (dout > 0)
 '''},
-        "must_fail": ["test_relu_backward"],
+        "must_fail": ["test_relu_backward", "test_affine_relu_backward"],
     },
     {
         # Right values, but the upstream gradient (maybe shared with other layers) is zeroed.
@@ -167,7 +220,7 @@ def sigmoid_backward(dout, cache):
     return dout * x * (1 - x)
 ''',
         },
-        "must_fail": ["test_sigmoid_backward"],
+        "must_fail": ["test_sigmoid_backward", "test_tanh_from_sigmoid_backward"],
     },
     {
         "name": "tanh slope from the input (1 - x**2)",
@@ -219,6 +272,80 @@ def tanh_backward(dout, cache):
     return dout / np.cosh(np.clip(cache, -350, 350)) ** 2
 ''',
         },
+        "must_fail": [],
+    },
+    {
+        # Operands of the outer product swapped: (M, D) instead of (D, M).
+        "name": "affine_single_backward: dw = outer(dout, x)",
+        "cells": {"affine_single_backward": """\
+def affine_single_backward(dout, cache):
+    x, w, b = cache
+    return w @ dout, np.outer(dout, x), dout.copy()
+"""},
+        "must_fail": ["test_affine_single_backward", "test_affine_backward_loop"],
+    },
+    {
+        # dout @ w is w.T @ dout: it only runs when w is square, and then it is wrong.
+        "name": "affine_single_backward: dx without the transpose",
+        "cells": {"affine_single_backward": """\
+def affine_single_backward(dout, cache):
+    x, w, b = cache
+    return dout @ w, np.outer(x, dout), dout.copy()
+"""},
+        "must_fail": ["test_affine_single_backward", "test_affine_backward_loop"],
+    },
+    {
+        # = instead of +=: dw and db of the last example only.
+        "name": "affine_backward_loop keeps the last example's dw and db",
+        "cells": {"affine_backward_loop": """\
+def affine_backward_loop(dout, cache):
+    x, w, b = cache
+    N = x.shape[0]
+    x_flat = x.reshape(N, -1)
+    dx_flat = np.zeros(x_flat.shape)
+    for n in range(N):
+        dx_flat[n], dw, db = affine_single_backward(dout[n], (x_flat[n], w, b))
+    return dx_flat.reshape(x.shape), dw, db
+"""},
+        "must_fail": ["test_affine_backward_loop"],
+    },
+    {
+        # One factor of 2 only: the chain rule through u = 2x forgotten.
+        "name": "tanh_from_sigmoid_backward with one factor of 2",
+        "cells": {"tanh_from_sigmoid_backward": """\
+def tanh_from_sigmoid_backward(dout, cache):
+    return 2 * sigmoid_backward(dout, cache)
+"""},
+        "must_fail": ["test_tanh_from_sigmoid_backward"],
+    },
+    {
+        # 2 sigmoid(x) - 1: the inner 2 forgotten (and its cache, used by the backward pass, is off too).
+        "name": "tanh_from_sigmoid_forward: sigmoid of x instead of 2x",
+        "cells": {"tanh_from_sigmoid_forward": """\
+def tanh_from_sigmoid_forward(x):
+    s, cache = sigmoid_forward(x)
+    return 2 * s - 1, cache
+"""},
+        "must_fail": ["test_tanh_from_sigmoid_forward", "test_tanh_from_sigmoid_backward"],
+    },
+    {
+        # The ReLU forgotten in both passes: a plain affine layer with a sandwich's name.
+        "name": "affine_relu without the ReLU, forward and backward",
+        "cells": {
+            "affine_relu_forward": """\
+def affine_relu_forward(x, w, b):
+    return affine_forward(x, w, b)
+""",
+            "affine_relu_backward": """\
+def affine_relu_backward(dout, cache):
+    return affine_backward(dout, cache)
+""",
+        },
+        "must_fail": ["test_affine_relu_forward", "test_affine_relu_backward"],
+    },
+    {
+        "name": "alternative affine, relu and affine_relu layers (equivalent)",
+        "cells": _LAYER_ALTERNATIVES,
         "must_fail": [],
     },
 ]
