@@ -3,9 +3,13 @@
 Autograded with the real nbgrader by tests/test_grading.py: every alternative must score full
 marks; every mistake must score 0 on exactly the cells in `must_fail` and full marks elsewhere.
 
-Graded cells: test_init (1), test_scores (2), test_loss (2), test_loss_reg (1), test_dW2 (2),
-test_db2 (1), test_dW1 (2), test_db1 (1), test_reg_grads (2), test_stable (1).
-Each mistake below is the reference class with one or two lines changed (`_variant`).
+Graded cells of the steps (section 2 and 8): test_softmax (1), test_softmax_loss (1),
+test_dscores (2), test_out_dW2 (1), test_out_db2 (1), test_out_dh (1), test_relu_backward (1),
+test_first_dW1 (1), test_first_db1 (1), test_l2_penalty (1), test_xor_loss (1), test_xor_grads (2).
+Graded cells of the class: test_init (1), test_scores (2), test_loss (2), test_loss_reg (1),
+test_dW2 (2), test_db2 (1), test_dW1 (2), test_db1 (1), test_reg_grads (2), test_stable (1).
+The class mistakes below are the reference class with one or two lines changed (`_variant`);
+the step mistakes change one line of a step function (`_step`).
 """
 
 # The reference class, as a student would write it (markers removed).
@@ -59,7 +63,135 @@ def _variant(*edits: tuple[str, str]) -> str:
     return source
 
 
+# The step functions as a student would write them (markers removed).
+_STEPS = {
+    "softmax": '''\
+def softmax(scores):
+    shifted = scores - np.max(scores, axis=1, keepdims=True)
+    e = np.exp(shifted)
+    return e / e.sum(axis=1, keepdims=True)
+''',
+    "softmax_loss": '''\
+def softmax_loss(scores, y):
+    N = scores.shape[0]
+    shifted = scores - scores.max(axis=1, keepdims=True)
+    log_probs = shifted - np.log(np.exp(shifted).sum(axis=1, keepdims=True))
+    loss = -log_probs[np.arange(N), y].mean()
+    dscores = np.exp(log_probs)
+    dscores[np.arange(N), y] -= 1.0
+    dscores /= N
+    return loss, dscores
+''',
+    "output_layer_backward": '''\
+def output_layer_backward(dscores, h, W2):
+    dW2 = h.T @ dscores
+    db2 = dscores.sum(axis=0)
+    dh = dscores @ W2.T
+    return dh, dW2, db2
+''',
+    "relu_backward": '''\
+def relu_backward(dh, z1):
+    return dh * (z1 > 0)
+''',
+    "first_layer_backward": '''\
+def first_layer_backward(dz1, X):
+    dW1 = X.T @ dz1
+    db1 = dz1.sum(axis=0)
+    return dW1, db1
+''',
+    "l2_penalty": '''\
+def l2_penalty(W1, W2, reg):
+    penalty = 0.5 * reg * (np.sum(W1 * W1) + np.sum(W2 * W2))
+    dW1 = reg * W1
+    dW2 = reg * W2
+    return penalty, dW1, dW2
+''',
+    "xor_net_loss": '''\
+def xor_net_loss(params, X, t):
+    W1, b1, W2, b2 = (params[name] for name in ("W1", "b1", "W2", "b2"))
+    h = np.tanh(X @ W1 + b1)
+    o = np.tanh(h @ W2 + b2)
+    loss = np.sum((o - t) ** 2)
+    dz2 = 2.0 * (o - t) * (1.0 - o ** 2)
+    grads = {"W2": h.T @ dz2, "b2": np.array([dz2.sum()])}
+    dz1 = np.outer(dz2, W2) * (1.0 - h ** 2)
+    grads["W1"] = X.T @ dz1
+    grads["b1"] = dz1.sum(axis=0)
+    return loss, grads
+''',
+}
+
+
+def _step(gid: str, old: str, new: str) -> dict[str, str]:
+    """{gid: the step function with the fragment `old` (exactly once) replaced by `new`}."""
+    source = _STEPS[gid]
+    assert source.count(old) == 1, f"{old!r} occurs {source.count(old)} times in {gid}"
+    return {gid: source.replace(old, new)}
+
+
 ALTERNATIVES = {
+    # one row at a time, each shifted by its own maximum.
+    "softmax": '''\
+def softmax(scores):
+    out = np.empty_like(scores, dtype=np.float64)
+    for i, row in enumerate(scores):
+        e = np.exp(row - row.max())
+        out[i] = e / np.sum(e)
+    return out
+''',
+    # the one-hot matrix built explicitly, the loss from np.logaddexp.reduce, returned as a float.
+    "softmax_loss": '''\
+def softmax_loss(scores, y):
+    n, c = scores.shape
+    m = scores.max(axis=1)
+    log_z = m + np.logaddexp.reduce(scores - m[:, None], axis=1)
+    loss = float(np.mean(log_z - scores[np.arange(n), y]))
+    one_hot = np.eye(c)[y]
+    p = np.exp(scores - log_z[:, None])
+    return loss, (p - one_hot) / n
+''',
+    # einsum for the products, the bias gradient as ones @ ds.
+    "output_layer_backward": '''\
+def output_layer_backward(dscores, h, W2):
+    dW2 = np.einsum("nh,nc->hc", h, dscores)
+    db2 = np.ones(dscores.shape[0]) @ dscores
+    dh = np.einsum("nc,hc->nh", dscores, W2)
+    return dh, dW2, db2
+''',
+    # np.where instead of a multiplication by the mask.
+    "relu_backward": '''\
+def relu_backward(dh, z1):
+    return np.where(z1 > 0, dh, 0.0)
+''',
+    # sums of outer products, one example at a time.
+    "first_layer_backward": '''\
+def first_layer_backward(dz1, X):
+    dW1 = sum(np.outer(x, d) for x, d in zip(X, dz1))
+    db1 = np.add.reduce(dz1, axis=0)
+    return dW1, db1
+''',
+    # vdot for the squared norms, the gradients as copies scaled in place.
+    "l2_penalty": '''\
+def l2_penalty(W1, W2, reg):
+    penalty = reg / 2 * (np.vdot(W1, W1) + np.vdot(W2, W2))
+    dW1, dW2 = W1.copy(), W2.copy()
+    dW1 *= reg
+    dW2 *= reg
+    return float(penalty), dW1, dW2
+''',
+    # the output kept as a column (N, 1), slopes from the pre-activations.
+    "xor_net_loss": '''\
+def xor_net_loss(params, X, t):
+    z1 = X @ params["W1"] + params["b1"]
+    h = np.tanh(z1)
+    z2 = h @ params["W2"][:, None] + params["b2"]
+    o = np.tanh(z2)
+    err = o - t[:, None]
+    loss = float(np.sum(err * err))
+    dz2 = 2 * err / np.cosh(z2) ** 2
+    dz1 = (dz2 @ params["W2"][None, :]) / np.cosh(z1) ** 2
+    return loss, {"W1": X.T @ dz1, "b1": dz1.sum(axis=0), "W2": (h.T @ dz2)[:, 0], "b2": dz2.sum(axis=0)}
+''',
     # einsum everywhere, module-level helpers in the class cell, a cache dict kept on the
     # instance, rng.normal for the weights, log-sum-exp via np.logaddexp.reduce, the ReLU mask
     # taken from the output h, the loss returned as a Python float.
@@ -265,5 +397,74 @@ MISTAKES = [
             ('grads["b1"] = dz1.sum(axis=0)', 'grads["b1"] = dz1.sum(axis=0) + self.reg * b1'),
         )},
         "must_fail": ["test_loss_reg", "test_reg_grads"],
+    },
+    # --- mistakes in the step functions (each fails its own graded cells only)
+    {
+        "name": "softmax without the row maximum subtracted",
+        "cells": _step("softmax", "shifted = scores - np.max(scores, axis=1, keepdims=True)",
+                       "shifted = scores"),
+        "must_fail": ["test_softmax"],
+    },
+    {
+        "name": "softmax_loss: the loss summed, not averaged",
+        "cells": _step("softmax_loss", "loss = -log_probs[np.arange(N), y].mean()",
+                       "loss = -log_probs[np.arange(N), y].sum()"),
+        "must_fail": ["test_softmax_loss"],
+    },
+    {
+        "name": "softmax_loss: dscores without the 1/N",
+        "cells": _step("softmax_loss", "    dscores /= N\n", ""),
+        "must_fail": ["test_dscores"],
+    },
+    {
+        "name": "output_layer_backward: dW2 transposed",
+        "cells": _step("output_layer_backward", "dW2 = h.T @ dscores", "dW2 = dscores.T @ h"),
+        "must_fail": ["test_out_dW2"],
+    },
+    {
+        "name": "output_layer_backward: db2 averaged (1/N twice)",
+        "cells": _step("output_layer_backward", "db2 = dscores.sum(axis=0)", "db2 = dscores.mean(axis=0)"),
+        "must_fail": ["test_out_db2"],
+    },
+    {
+        "name": "output_layer_backward: dh from h instead of W2",
+        "cells": _step("output_layer_backward", "dh = dscores @ W2.T", "dh = (dscores @ W2.T) * h"),
+        "must_fail": ["test_out_dh"],
+    },
+    {
+        # slope 1 at exactly 0: right on random data, wrong where z1 == 0
+        "name": "relu_backward passes the gradient at z1 == 0",
+        "cells": _step("relu_backward", "dh * (z1 > 0)", "dh * (z1 >= 0)"),
+        "must_fail": ["test_relu_backward"],
+    },
+    {
+        "name": "relu_backward masks with the sign of dh",
+        "cells": _step("relu_backward", "dh * (z1 > 0)", "dh * (dh > 0)"),
+        "must_fail": ["test_relu_backward"],
+    },
+    {
+        "name": "first_layer_backward: dW1 divided by N again",
+        "cells": _step("first_layer_backward", "dW1 = X.T @ dz1", "dW1 = X.T @ dz1 / dz1.shape[0]"),
+        "must_fail": ["test_first_dW1"],
+    },
+    {
+        "name": "first_layer_backward: db1 summed over the units",
+        "cells": _step("first_layer_backward", "db1 = dz1.sum(axis=0)", "db1 = dz1.sum(axis=1)"),
+        "must_fail": ["test_first_db1"],
+    },
+    {
+        "name": "l2_penalty: the gradient with a factor 2",
+        "cells": _step("l2_penalty", "dW1 = reg * W1", "dW1 = 2 * reg * W1"),
+        "must_fail": ["test_l2_penalty"],
+    },
+    {
+        "name": "xor_net_loss: the output tanh's slope forgotten",
+        "cells": _step("xor_net_loss", "dz2 = 2.0 * (o - t) * (1.0 - o ** 2)", "dz2 = 2.0 * (o - t)"),
+        "must_fail": ["test_xor_grads"],
+    },
+    {
+        "name": "xor_net_loss: the loss averaged instead of summed",
+        "cells": _step("xor_net_loss", "loss = np.sum((o - t) ** 2)", "loss = np.mean((o - t) ** 2)"),
+        "must_fail": ["test_xor_loss"],
     },
 ]

@@ -6,7 +6,9 @@ marks; every mistake must score 0 on exactly the cells in `must_fail` and full m
 Graded cells: test_layer_gradient_norms_tanh (2), test_layer_gradient_norms_activations (2),
 test_layer_gradient_norms_residual (2), test_xavier_init_variance (2), test_xavier_init_rng (1),
 test_he_init_variance (2), test_he_init_rng (1), test_dead_fraction (2),
-test_dead_fraction_zeros (1).
+test_dead_fraction_zeros (1); the steps test_layer_backward_dw (1), test_layer_backward_dh (1),
+test_residual_layer_backward (1), test_centring_biases (1), test_layer_jacobian (1),
+test_clipped_square_gradient (1), test_huber_gradient (1), test_carried_gradient_norms (1).
 """
 
 # The reference answers as a student would write them (markers removed); mistakes change one line.
@@ -42,6 +44,55 @@ def dead_fraction(pre_activations):
 '''
 
 
+_STEPS = {
+    "layer_backward": '''\
+def layer_backward(dout, z, h_in, w, activation):
+    _, slope = ACTIVATIONS[activation]
+    dz = dout * slope(z)
+    dw = h_in.T @ dz
+    dh_in = dz @ w.T
+    return dh_in, dw
+''',
+    "residual_layer_backward": '''\
+def residual_layer_backward(dout, z, h_in, w, activation):
+    dh_layer, dw = layer_backward(dout, z, h_in, w, activation)
+    return dh_layer + dout, dw
+''',
+    "centring_biases": '''\
+def centring_biases(weights):
+    first = np.zeros(weights[0].shape[1])
+    return [first] + [-0.5 * w.sum(axis=0) for w in weights[1:]]
+''',
+    "layer_jacobian": '''\
+def layer_jacobian(z, w, activation):
+    _, slope = ACTIVATIONS[activation]
+    return slope(z)[:, None] * w.T
+''',
+    "clipped_square_gradient": '''\
+def clipped_square_gradient(delta):
+    return np.where(np.abs(delta) <= 1.0, delta, 0.0)
+''',
+    "huber_gradient": '''\
+def huber_gradient(delta):
+    return np.clip(delta, -1.0, 1.0)
+''',
+    "carried_gradient_norms": '''\
+def carried_gradient_norms(W_hh, g, steps):
+    ratios = np.empty(steps)
+    carried = g
+    for k in range(steps):
+        carried = W_hh.T @ carried
+        ratios[k] = np.linalg.norm(carried) / np.linalg.norm(g)
+    return ratios
+''',
+}
+
+
+def _step(gid: str, old: str, new: str) -> dict[str, str]:
+    """{gid: the step's reference with the fragment `old` (exactly once) replaced by `new`}."""
+    return {gid: _edit(_STEPS[gid], old, new)}
+
+
 def _edit(source: str, old: str, new: str) -> str:
     """`source` with the line fragment `old` (which must occur exactly once) replaced by `new`."""
     assert source.count(old) == 1, f"{old!r} occurs {source.count(old)} times"
@@ -49,6 +100,49 @@ def _edit(source: str, old: str, new: str) -> str:
 
 
 ALTERNATIVES = {
+    # einsum, the slope looked up inline.
+    "layer_backward": '''\
+def layer_backward(dout, z, h_in, w, activation):
+    dz = np.multiply(dout, ACTIVATIONS[activation][1](z))
+    return np.einsum("nj,kj->nk", dz, w), np.einsum("nk,nj->kj", h_in, dz)
+''',
+    # written out without calling layer_backward.
+    "residual_layer_backward": '''\
+def residual_layer_backward(dout, z, h_in, w, activation):
+    local = dout * ACTIVATIONS[activation][1](z)
+    return dout + local @ w.T, h_in.T @ local
+''',
+    # ones-vector products in a loop, a tuple instead of a list.
+    "centring_biases": '''\
+def centring_biases(weights):
+    biases = [np.zeros(len(weights[0]))]
+    for w in weights[1:]:
+        biases.append(-(np.ones(w.shape[0]) @ w) / 2)
+    return tuple(biases)
+''',
+    # an explicit diagonal matrix.
+    "layer_jacobian": '''\
+def layer_jacobian(z, w, activation):
+    return np.diag(ACTIVATIONS[activation][1](z)) @ w.T
+''',
+    "clipped_square_gradient": '''\
+def clipped_square_gradient(delta):
+    return delta * (np.abs(delta) <= 1)
+''',
+    "huber_gradient": '''\
+def huber_gradient(delta):
+    return np.where(np.abs(delta) <= 1, delta, np.sign(delta))
+''',
+    # matrix powers, norms as square roots of sums.
+    "carried_gradient_norms": '''\
+def carried_gradient_norms(W_hh, g, steps):
+    size = np.sqrt(np.sum(g * g))
+    out = []
+    for k in range(1, steps + 1):
+        v = np.linalg.matrix_power(W_hh.T, k) @ g
+        out.append(np.sqrt(np.sum(v * v)) / size)
+    return np.array(out)
+''',
     # Its own forward pass (no net_forward), caches as (input, z) pairs, einsum for dW, the norm
     # as a square root of a sum, the skip path added before the matrix product is taken.
     "layer_gradient_norms": '''\
@@ -144,5 +238,56 @@ MISTAKES = [
         "cells": {"layer_gradient_norms": _edit(_NORMS, "dh = dh_below + dh if residual else dh_below",
                                                 "dh = dh_below")},
         "must_fail": ["test_layer_gradient_norms_residual"],
+    },
+    # --- mistakes in the step functions
+    {
+        "name": "layer_backward: the slope forgotten",
+        "cells": _step("layer_backward", "dz = dout * slope(z)", "dz = dout"),
+        "must_fail": ["test_layer_backward_dw", "test_layer_backward_dh", "test_residual_layer_backward"],
+    },
+    {
+        # The transpose dropped where the shapes allow it (square w): wrong values, no error.
+        "name": "layer_backward: dh_in without the transpose",
+        "cells": _step("layer_backward", "dh_in = dz @ w.T",
+                       "dh_in = dz @ w if w.shape[0] == w.shape[1] else dz @ w.T"),
+        "must_fail": ["test_layer_backward_dh", "test_residual_layer_backward"],
+    },
+    {
+        "name": "layer_backward: dw from dout instead of dz",
+        "cells": _step("layer_backward", "dw = h_in.T @ dz", "dw = h_in.T @ dout"),
+        "must_fail": ["test_layer_backward_dw"],
+    },
+    {
+        "name": "residual_layer_backward: the skip path forgotten",
+        "cells": _step("residual_layer_backward", "return dh_layer + dout, dw", "return dh_layer, dw"),
+        "must_fail": ["test_residual_layer_backward"],
+    },
+    {
+        "name": "centring_biases: row sums instead of column sums",
+        "cells": _step("centring_biases", "-0.5 * w.sum(axis=0)", "-0.5 * w.sum(axis=1)"),
+        "must_fail": ["test_centring_biases"],
+    },
+    {
+        "name": "layer_jacobian: transposed (D_in, D_out)",
+        "cells": _step("layer_jacobian", "slope(z)[:, None] * w.T", "slope(z)[None, :] * w"),
+        "must_fail": ["test_layer_jacobian"],
+    },
+    {
+        # the Huber gradient where the clipped square's was asked for
+        "name": "clipped_square_gradient: clips the gradient instead",
+        "cells": _step("clipped_square_gradient", "np.where(np.abs(delta) <= 1.0, delta, 0.0)",
+                       "np.clip(delta, -1.0, 1.0)"),
+        "must_fail": ["test_clipped_square_gradient"],
+    },
+    {
+        "name": "huber_gradient: zero outside [-1, 1]",
+        "cells": _step("huber_gradient", "np.clip(delta, -1.0, 1.0)",
+                       "np.where(np.abs(delta) <= 1.0, delta, 0.0)"),
+        "must_fail": ["test_huber_gradient"],
+    },
+    {
+        "name": "carried_gradient_norms: W_hh instead of its transpose",
+        "cells": _step("carried_gradient_norms", "carried = W_hh.T @ carried", "carried = W_hh @ carried"),
+        "must_fail": ["test_carried_gradient_norms"],
     },
 ]
