@@ -464,7 +464,9 @@ MISTAKES = [
         "name": "reflected subtraction in the wrong order",
         "cells": {
             "composite_ops": _edit(
-                _solution("composite_ops"), "return as_value(other) + (-self)", "return self - as_value(other)"
+                _solution("composite_ops"),
+                "return as_value(other) + (-self)",
+                "return self - as_value(other)",
             )
         },
         "must_fail": ["test_reflected", "test_vs_torch"],
@@ -532,7 +534,9 @@ MISTAKES = [
     {
         # The bias is carried through unchanged: W is right, b misses W_k b.
         "name": "collapse adds the biases without transforming them",
-        "cells": {"collapse": _edit(_solution("collapse"), "W, b = Wk @ W, Wk @ b + bk", "W, b = Wk @ W, b + bk")},
+        "cells": {
+            "collapse": _edit(_solution("collapse"), "W, b = Wk @ W, Wk @ b + bk", "W, b = Wk @ W, b + bk")
+        },
         "must_fail": ["test_collapse"],
     },
     {
