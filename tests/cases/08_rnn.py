@@ -220,10 +220,10 @@ def stretch_bounds(M):
 def backward_step_matrix(Wh, next_h):
     return np.diag(1 - next_h * next_h) @ Wh.T
 ''',
-    # np.take, and a cache of the indices and the table itself.
+    # np.take (the cache as the reference backward reads it).
     "word_embedding_forward": '''\
 def word_embedding_forward(x, W):
-    return np.take(W, x, axis=0), (x, W)
+    return np.take(W, x, axis=0), (x, np.shape(W))
 ''',
     # A loop over the positions (cache as in the reference forward: (x, W.shape)).
     "word_embedding_backward": '''\
@@ -235,11 +235,11 @@ def word_embedding_backward(dout, cache):
             dW[x[n, t]] += dout[n, t]
     return dW
 ''',
-    # einsum on the 3-D arrays, no reshape.
+    # einsum on the 3-D arrays, no reshape (the cache as the reference backward reads it).
     "temporal_affine_forward": '''\
 def temporal_affine_forward(x, w, b):
     out = np.einsum("ntd,dm->ntm", x, w) + b
-    return out, (x, w)
+    return out, (x, w, b)
 ''',
     # a loop over time for the shared parameters (cache as in the reference forward: (x, w, b)).
     "temporal_affine_backward": '''\
@@ -253,18 +253,19 @@ def temporal_affine_backward(dout, cache):
         db += dout[:, t].sum(axis=0)
     return dx, dw, db
 ''',
-    # probabilities by division (shifted first), a loop over the time steps, boolean indexing
-    # for the mask.
+    # a loop over the time steps, probabilities by division, the log-probabilities by the
+    # log-sum-exp (log(p) itself would be -inf for scores of 1000), boolean indexing for the mask.
     "temporal_softmax_loss": '''\
 def temporal_softmax_loss(x, y, mask):
     N, T, V = x.shape
     loss, dx = 0.0, np.zeros_like(x)
     for t in range(T):
-        e = np.exp(x[:, t] - x[:, t].max(axis=1, keepdims=True))
+        shifted = x[:, t] - x[:, t].max(axis=1, keepdims=True)
+        e = np.exp(shifted)
         p = e / e.sum(axis=1, keepdims=True)
         keep = mask[:, t]
         rows = np.arange(N)[keep]
-        loss -= np.log(p[rows, y[rows, t]]).sum()
+        loss -= (shifted[rows, y[rows, t]] - np.log(e[rows].sum(axis=1))).sum()
         p[rows, y[rows, t]] -= 1
         p[~keep] = 0.0
         dx[:, t] = p / N
