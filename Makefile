@@ -48,8 +48,10 @@ test-fast: setup
 	  $(BIN)/python -m pytest -n 2 -m "not slow and not browser"
 
 ## Regenerate exercises/ and solutions/ from course/ (FORCE=1 re-executes every solution).
+## One BLAS thread, as in `make test`: the lessons' small matrix products are slower with more.
 build: setup
-	$(BIN)/python -m grader.instructor.build $(if $(FORCE),--force,)
+	OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 MKL_NUM_THREADS=1 \
+	  $(BIN)/python -m grader.instructor.build $(if $(FORCE),--force,)
 
 ## Fail if exercises/ or solutions/ are stale or were edited by hand.
 check-generated: setup
