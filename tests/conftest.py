@@ -3,3 +3,18 @@ from pathlib import Path
 
 # `tests.nbgrader_harness` and friends import as a package from the repository root.
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+
+# Longest first: with two workers, a minute-long test collected last leaves one core idle while
+# it runs. These modules start kernels for tens of seconds per test; the rest take milliseconds.
+_LONG_FIRST = ("tests/test_liars.py", "tests/grading_pipeline/", "tests/test_feedback.py",
+               "tests/browser/", "tests/test_nbgrader_settings.py", "tests/test_grading.py")
+
+
+def _rank(item) -> int:
+    path = item.nodeid.split("::")[0]
+    return next((i for i, prefix in enumerate(_LONG_FIRST) if path.startswith(prefix)), len(_LONG_FIRST))
+
+
+def pytest_collection_modifyitems(config, items) -> None:
+    items.sort(key=_rank)  # stable: the order inside a module (and of an xdist_group) is kept

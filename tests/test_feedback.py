@@ -65,3 +65,20 @@ def test_without_the_course_config_nbgrader_leaks(tmp_path: Path) -> None:
     assert made["success"], made["log"]
     page = (course.root / "feedback" / "release" / NAME / f"{NAME}.html").read_text()
     assert len(leaks(page, hidden_lines(course.source_nb))) > 50
+
+
+def test_hidden_lines_are_the_ones_only_hidden_tests_contain() -> None:
+    """The tail of a wrapped call that visible code also has is not a hidden line; a real one is."""
+    import nbformat
+
+    cell = nbformat.v4.new_code_cell(
+        'dx = as_items(layer_backward(dout, cache), "layer_backward\'s result", 3, ("dx", "dw", "db"))\n'
+        "### BEGIN HIDDEN TESTS\n"
+        'dx = as_items(layer_backward(dout2, cache2), "layer_backward\'s result", 3,\n'
+        '              ("dx", "dw", "db"))\n'
+        "assert rel_error(dx, secret_reference) < 1e-7\n"
+        "### END HIDDEN TESTS\n")
+    assert hidden_lines(nbformat.v4.new_notebook(cells=[cell])) == {
+        'dx = as_items(layer_backward(dout2, cache2), "layer_backward\'s result", 3,',
+        "assert rel_error(dx, secret_reference) < 1e-7",
+    }

@@ -4,14 +4,13 @@ The network and the loss are lesson 3's: MLP(2, [H, 1]) with tanh on every unit 
 too), weights drawn from U(-1, 1), biases 0, targets -1 / +1 and the *sum* of squared errors over
 the four examples. Training is plain full-batch gradient descent at one fixed learning rate.
 All R networks of one hidden size are trained together: every array carries the run index r
-first, so one einsum does the work of R small matrix products, and PyTorch's autograd gives the
-gradients (the lesson asks the student for them, so no backward pass is written out here).
+first, so one einsum does the work of R small matrix products, and one backward pass (checked
+against centred differences in tests/test_xor_search.py) gives the gradients of all R nets.
 """
 
 from __future__ import annotations
 
 import numpy as np
-import torch
 
 __all__ = ["XOR_INPUTS", "XOR_TARGETS", "init_nets", "loss_and_grads", "train_nets", "stuck_table"]
 
@@ -34,30 +33,32 @@ def init_nets(hidden: int, runs: int, seed: int = 0) -> dict[str, np.ndarray]:
     }
 
 
-def _forward(params: dict, X: np.ndarray) -> tuple:
-    """Hidden activations h (R, N, H) and outputs y (R, N) of every net for the inputs X (N, 2).
-
-    Works on NumPy arrays and on PyTorch tensors alike (einsum and tanh of the same names).
-    """
-    lib = torch if isinstance(params["W1"], torch.Tensor) else np
-    h = lib.tanh(lib.einsum("nd,rdh->rnh", X, params["W1"]) + params["b1"][:, None, :])
-    y = lib.tanh(lib.einsum("rnh,rh->rn", h, params["W2"]) + params["b2"][:, None])
+def _forward(params: dict, X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Hidden activations h (R, N, H) and outputs y (R, N) of every net for the inputs X (N, 2)."""
+    h = np.tanh(np.einsum("nd,rdh->rnh", X, params["W1"]) + params["b1"][:, None, :])
+    y = np.tanh(np.einsum("rnh,rh->rn", h, params["W2"]) + params["b2"][:, None])
     return h, y
 
 
 def loss_and_grads(params: dict[str, np.ndarray], X: np.ndarray = XOR_INPUTS,
                    t: np.ndarray = XOR_TARGETS) -> tuple[np.ndarray, dict[str, np.ndarray]]:
-    """Sum-of-squares loss of every net and its gradients, by PyTorch's autograd (float64).
+    """Sum-of-squares loss of every net and its gradients.
 
     Inputs: params as made by init_nets (R nets); X (N, 2); t (N,) targets.
-    Returns: losses (R,), and grads shaped like params (NumPy arrays). The nets do not interact,
-    so the gradient of the summed loss with respect to net r's parameters is net r's own gradient.
+    Returns: losses (R,), and grads shaped like params. The nets do not interact, so each net's
+    gradient is computed from its own slice of every array.
     """
-    p = {name: torch.tensor(value, dtype=torch.float64, requires_grad=True) for name, value in params.items()}
-    _, y = _forward(p, torch.tensor(X, dtype=torch.float64))
-    losses = ((y - torch.tensor(t, dtype=torch.float64)) ** 2).sum(dim=1)   # (R,)
-    losses.sum().backward()
-    return losses.detach().numpy(), {name: value.grad.numpy() for name, value in p.items()}
+    h, y = _forward(params, X)
+    losses = np.sum((y - t) ** 2, axis=1)                      # (R,)
+    da2 = 2.0 * (y - t) * (1.0 - y ** 2)                        # (R, N)
+    da1 = da2[:, :, None] * params["W2"][:, None, :] * (1.0 - h ** 2)   # (R, N, H)
+    grads = {
+        "W1": np.einsum("nd,rnh->rdh", X, da1),
+        "b1": da1.sum(axis=1),
+        "W2": np.einsum("rn,rnh->rh", da2, h),
+        "b2": da2.sum(axis=1),
+    }
+    return losses, grads
 
 
 def train_nets(hidden: int, runs: int = 50, lr: float = 0.1, steps: int = 1000,
