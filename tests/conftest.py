@@ -5,6 +5,23 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 
+def _cache_alembic_head() -> None:
+    """Ask `alembic` for the gradebook schema's head once per test process, not once per course.
+
+    nbgrader stamps every new gradebook with `alembic heads`, a subprocess that takes ~2 s; the
+    suite makes dozens of scratch courses. The answer depends only on the installed nbgrader, so
+    the first call runs the real command and later ones reuse its answer.
+    """
+    import functools
+
+    import nbgrader.api
+
+    nbgrader.api.get_alembic_version = functools.cache(nbgrader.api.get_alembic_version)
+
+
+_cache_alembic_head()
+
+
 # Longest first: with two workers, a minute-long test collected last leaves one core idle while
 # it runs. These modules start kernels for tens of seconds per test; the rest take milliseconds.
 _LONG_FIRST = ("tests/test_liars.py", "tests/grading_pipeline/", "tests/test_feedback.py",
