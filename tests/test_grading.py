@@ -6,7 +6,7 @@
 - each typical mistake loses exactly the graded cells it must lose.
 
 Cases that cannot reach each other's graded cells share one autograde run (tests/case_packs.py),
-with the same expectation for every cell: the nine lessons' 125 cases take 79 runs (plus a solution
+with the same expectation for every cell: the nine lessons' 251 cases take 95 runs (plus a solution
 and a release run each).
 """
 
