@@ -34,4 +34,27 @@ def _rank(item) -> int:
 
 
 def pytest_collection_modifyitems(config, items) -> None:
-    items.sort(key=_rank)  # stable: the order inside a module (and of an xdist_group) is kept
+    items.sort(key=_rank)  # stable: the order inside a module is kept
+
+
+# Tests that share an expensive fixture (the browser's JupyterLab, the pipeline's graded class) or
+# start their own parallel workers run on one xdist worker; every other test is scheduled alone.
+_ONE_WORKER = ("tests/grading_pipeline/", "tests/browser/")
+
+
+def pytest_xdist_make_scheduler(config, log):
+    """`--dist loadgroup`, grouped by folder.
+
+    xdist 3.8's own loadgroup tags grouped tests by setting `item._nodeid`, which pytest 9 no
+    longer reads (a node's id lives in `item._id`), so its `xdist_group` marks group nothing. This
+    scheduler groups by the node id's folder instead, which the controller knows without marks.
+    """
+    if config.getvalue("dist") != "loadgroup":
+        return None
+    from xdist.scheduler import LoadScopeScheduling
+
+    class FolderScheduling(LoadScopeScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            return next((prefix for prefix in _ONE_WORKER if nodeid.startswith(prefix)), nodeid)
+
+    return FolderScheduling(config, log)

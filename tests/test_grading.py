@@ -57,15 +57,12 @@ def _run_id(name: str, kind: str, index: int) -> str:
     return f"{name}-{index}-{labels[:70]}{'...' if len(labels) > 70 else ''}"
 
 
-#: Runs of one assignment share a scratch course per test process; in chunks of this many they
-#: spread over the xdist workers (one group per chunk) instead of queueing on one.
-CHUNK = 4
-
+#: Runs of one assignment share a scratch course per test process (`_course`); each run is
+#: scheduled on its own, so the runs spread evenly over the xdist workers.
 PARAMS = [
-    pytest.param(name, kind, index, id=_run_id(name, kind, index),
-                 marks=pytest.mark.xdist_group(f"{name}-{i // CHUNK}"))
+    pytest.param(name, kind, index, id=_run_id(name, kind, index))
     for name in NAMES
-    for i, (kind, index) in enumerate(_runs(name))
+    for kind, index in _runs(name)
 ]
 
 

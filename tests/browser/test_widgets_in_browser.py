@@ -53,7 +53,7 @@ SETTINGS = {
     "@jupyterlab/notebook-extension:tracker": {"windowingMode": "none"},
 }
 
-pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.xdist_group("browser")]
+pytestmark = [pytest.mark.browser, pytest.mark.slow]  # one xdist worker: tests/conftest.py
 
 
 # ----------------------------------------------------------------------------- requirements

@@ -2,8 +2,7 @@ import pytest
 
 
 def pytest_collection_modifyitems(config, items):
-    """The pipeline tests run their own parallel workers: keep them on one xdist worker."""
+    """The pipeline tests start kernels (they run on one xdist worker: tests/conftest.py)."""
     for item in items:
         if "grading_pipeline" in str(item.fspath):
-            item.add_marker(pytest.mark.xdist_group("grading_pipeline"))
             item.add_marker(pytest.mark.slow)
