@@ -29,8 +29,8 @@ _LONG_FIRST = ("tests/test_liars.py", "tests/grading_pipeline/", "tests/test_fee
 
 
 def _rank(item) -> int:
-    path = item.nodeid.split("::")[0]
-    return next((i for i, prefix in enumerate(_LONG_FIRST) if path.startswith(prefix)), len(_LONG_FIRST))
+    return next((i for i, prefix in enumerate(_LONG_FIRST) if item.nodeid.startswith(prefix)),
+                len(_LONG_FIRST))
 
 
 def pytest_collection_modifyitems(config, items) -> None:

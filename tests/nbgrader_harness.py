@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import importlib.util
 import shutil
 from dataclasses import dataclass
@@ -42,6 +43,23 @@ def solution_sources(source_nb) -> dict[str, str]:
         for c in source_nb.cells
         if nbgrader_meta(c).get("solution")
     }
+
+
+@functools.cache
+def course_solutions(name: str) -> dict[str, str]:
+    """grade_id -> source of every solution cell of course/<name>/<name>.ipynb (read once)."""
+    return solution_sources(nbformat.read(REPO / "course" / name / f"{name}.ipynb", as_version=4))
+
+
+def edit_once(source: str, old: str, new: str) -> str:
+    """`source` with the fragment `old`, which must occur exactly once, replaced by `new`.
+
+    tests/cases derive a mistake from a right answer with it, so that the mistake differs by
+    exactly the bug it names and fails loudly when the line it edits is gone.
+    """
+    if source.count(old) != 1:
+        raise ValueError(f"expected exactly one {old!r} in the source, found {source.count(old)}")
+    return source.replace(old, new)
 
 
 def graded_cells(source_nb) -> dict[str, float]:

@@ -11,6 +11,8 @@ test_residual_layer_backward (1), test_centring_biases (1), test_layer_jacobian 
 test_clipped_square_gradient (1), test_huber_gradient (1), test_carried_gradient_norms (1).
 """
 
+from tests.nbgrader_harness import edit_once as _edit
+
 # The reference answers as a student would write them (markers removed); mistakes change one line.
 _NORMS = '''\
 def layer_gradient_norms(weights, x, dout, activation="tanh", residual=False):
@@ -91,12 +93,6 @@ def carried_gradient_norms(W_hh, g, steps):
 def _step(gid: str, old: str, new: str) -> dict[str, str]:
     """{gid: the step's reference with the fragment `old` (exactly once) replaced by `new`}."""
     return {gid: _edit(_STEPS[gid], old, new)}
-
-
-def _edit(source: str, old: str, new: str) -> str:
-    """`source` with the line fragment `old` (which must occur exactly once) replaced by `new`."""
-    assert source.count(old) == 1, f"{old!r} occurs {source.count(old)} times"
-    return source.replace(old, new)
 
 
 ALTERNATIVES = {
