@@ -81,3 +81,38 @@ def test_a_hidden_layer_is_needed() -> None:
     W, *_ = np.linalg.lstsq(A, np.eye(3)[y], rcond=None)
     accuracy = np.mean(np.argmax(A @ W, axis=1) == y)
     assert accuracy < 0.7
+
+
+def test_digits_are_the_shipped_optdigits() -> None:
+    from grader.lessons.datasets import load_digits
+
+    X, y = load_digits()
+    assert X.shape == (1797, 64) and X.dtype == np.float64 and y.dtype == np.int64
+    assert X.min() == 0.0 and X.max() == 1.0
+    assert np.all(np.isclose(X * 16, np.round(X * 16)))  # 0..16 counts, scaled
+    assert np.bincount(y).tolist() == [178, 182, 177, 183, 181, 182, 181, 179, 174, 180]
+
+
+def test_digits_split_is_a_seeded_partition() -> None:
+    from grader.lessons.datasets import digits_split, load_digits
+
+    X, _ = load_digits()
+    Xt, yt, Xv, yv = digits_split()
+    assert (len(yt), len(yv)) == (1400, 397) and Xt.shape == (1400, 64)
+    rows = {r.tobytes() for r in Xt}
+    assert sum(r.tobytes() in rows for r in Xv) < 5  # optdigits has a few duplicate images
+    again = digits_split()
+    assert all(np.array_equal(a, b) for a, b in zip(again, (Xt, yt, Xv, yv)))
+    assert not np.array_equal(digits_split(seed=1)[1], yt)
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    ({"n_val": 0}, "n_val must be a positive int"),
+    ({"n_val": 1797}, "at least one training example"),
+    ({"seed": -1}, "seed must be a non-negative int"),
+])
+def test_digits_split_refuses_bad_arguments(kwargs, message) -> None:
+    from grader.lessons.datasets import digits_split
+
+    with pytest.raises(ToolkitInputError, match=message):
+        digits_split(**kwargs)

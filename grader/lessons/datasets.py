@@ -1,4 +1,7 @@
-"""Small synthetic datasets for the lessons, generated on the spot (nothing is downloaded).
+"""The lessons' datasets: small synthetic ones generated on the spot, and one real one shipped.
+
+Nothing is downloaded. `load_digits` reads the 1797 handwritten 8×8 digits of UCI's optdigits
+test set (CC BY 4.0), shipped in grader/lessons/data/ (see its README for the source).
 
 `make_spiral` is the toy problem of CS231n's neural-network case study: a few interleaved
 spiral arms in the plane, one arm per class. No straight line separates them, so a linear
@@ -7,14 +10,19 @@ classifier stays far from 100 % while a small network with one hidden layer gets
 
 from __future__ import annotations
 
+import gzip
 import math
 from numbers import Integral, Real
+from pathlib import Path
 
 import numpy as np
 
 from ..errors import ToolkitInputError
 
-__all__ = ["make_spiral"]
+__all__ = ["DIGITS_PATH", "digits_split", "load_digits", "make_spiral"]
+
+#: The shipped optdigits file: 1797 rows of 64 pixels (0..16) and the digit.
+DIGITS_PATH = Path(__file__).resolve().parent / "data" / "optdigits.csv.gz"
 
 #: How far (in radians) each arm turns from its centre to its tip.
 SPIRAL_TURN = 4.0
@@ -56,6 +64,40 @@ def make_spiral(
         X[rows, 1] = radius * np.cos(angle)
         y[rows] = c
     return X, y
+
+
+def load_digits() -> tuple[np.ndarray, np.ndarray]:
+    """The 1797 handwritten digits of UCI optdigits (8×8 images), in the file's order.
+
+    Returns: X — float64 array of shape (1797, 64), each row an 8×8 image read row by row,
+    pixels scaled from 0..16 to [0, 1] (`X[i].reshape(8, 8)` is the picture); y — int64 array
+    of shape (1797,) with the digit 0–9 of each row (about 180 of each).
+    """
+    with gzip.open(DIGITS_PATH, "rt") as f:
+        table = np.loadtxt(f, delimiter=",")
+    return table[:, :-1] / 16.0, table[:, -1].astype(np.int64)
+
+
+def digits_split(
+    n_val: int = 397, seed: int = 0
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """`load_digits` shuffled once with `seed` and cut into a training and a validation split.
+
+    Inputs: n_val — number of validation examples (1 to 1796; the default keeps 1400 for
+    training); seed — seeds the shuffle (non-negative int).
+    Returns: X_train (1797 − n_val, 64), y_train (1797 − n_val,), X_val (n_val, 64),
+    y_val (n_val,): float64 pixels in [0, 1] and int64 digits, no example in both splits.
+    """
+    __tracebackhide__ = True
+    X, y = load_digits()
+    n_val = _positive_int(n_val, "n_val")
+    if n_val >= len(y):
+        raise ToolkitInputError(f"n_val must leave at least one training example: got {n_val} of {len(y)}.")
+    if isinstance(seed, bool) or not isinstance(seed, Integral) or seed < 0:
+        raise ToolkitInputError(f"seed must be a non-negative int, got {seed!r}.")
+    order = np.random.default_rng(int(seed)).permutation(len(y))
+    train, val = order[n_val:], order[:n_val]
+    return X[train], y[train], X[val], y[val]
 
 
 def _positive_int(value: object, name: str) -> int:
