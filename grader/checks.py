@@ -34,6 +34,7 @@ from ._validate import (
 )
 from .errors import BadReturnValue, CheckFailed, ToolkitInputError
 from .hint_context import checked_reg, checked_rnn, checked_weights, trailing_block
+from .hint_problems import checked_norm, checked_norm_test, checked_optim, checked_running
 from .hints import Hint, checked_layer_pair, diagnose
 from .numgrad import (
     eval_numerical_gradient,
@@ -77,6 +78,10 @@ def check_close(
     weights: Any = None,
     reg: float | None = None,
     rnn: Any = None,
+    norm: Any = None,
+    norm_test: Any = None,
+    running: Any = None,
+    optim: Any = None,
 ) -> CheckResult:
     """Compare a value (forward output or gradient) with a reference; print; raise on failure.
 
@@ -86,8 +91,9 @@ def check_close(
     out of an elementwise layer, shape S) — passed to the hint engine; kind — "gradient" or
     "value" (the wording of the hints), by default guessed from the name (dx, dW1, dL/dx, a
     name with "grad" or "slope": gradient; out, loss, scores: value); weights (a W shaped like
-    expected, or square), reg (the L2 strength) and rnn (the dict of a vanilla RNN problem) —
-    passed to the hint engine (see grader.hints.diagnose).
+    expected, or square), reg (the L2 strength), rnn (the dict of a vanilla RNN problem), and
+    the training problems norm, norm_test, running and optim (grader.hint_problems) — passed to
+    the hint engine (see grader.hints.diagnose), checked even when the value is right.
     Returns: the CheckResult (only when it passed; otherwise CheckFailed is raised).
     """
     __tracebackhide__ = True
@@ -100,7 +106,9 @@ def check_close(
     kind = optional_kind(kind)
     up = _checked_upstream(upstream, "upstream")
     layer = checked_layer_pair(layer_input, layer_output, exp.shape)
-    extra = _checked_extra_context(weights, reg, rnn, exp.shape)
+    extra = _checked_extra_context(
+        weights, reg, rnn, exp.shape, norm=norm, norm_test=norm_test, running=running, optim=optim
+    )
     result, line = _compare(
         name,
         actual,
@@ -135,6 +143,7 @@ def check_gradient(
     weights: Any = None,
     reg: float | None = None,
     rnn: Any = None,
+    norm: Any = None,
 ) -> CheckResult:
     """Compare an analytic gradient with the numerical gradient of f at x; print; raise.
 
@@ -143,8 +152,9 @@ def check_gradient(
     not change it in place: that is checked after every call of f); analytic — the student's
     gradient, shape S. batch_size defaults to dout.shape[0] when dout has 2 or more axes.
     batch_size, mask, upstream (defaults to dout), layer_input and layer_output (x and out of
-    an elementwise layer, shape S), weights, reg and rnn are passed to the hint engine (for the
-    gradient of a regularised loss with respect to a weight matrix x: weights=x, reg=reg).
+    an elementwise layer, shape S), weights, reg, rnn and norm are passed to the hint engine (for
+    the gradient of a regularised loss with respect to a weight matrix x: weights=x, reg=reg;
+    for a batchnorm or layernorm dx, dgamma or dbeta: norm, its problem dict).
     Returns: the CheckResult (only when it passed; otherwise CheckFailed is raised).
     """
     __tracebackhide__ = True
@@ -155,7 +165,7 @@ def check_gradient(
     mask = optional_mask(mask, x.shape)
     hint_up = _checked_upstream(upstream, "upstream")
     layer = checked_layer_pair(layer_input, layer_output, x.shape)
-    extra = _checked_extra_context(weights, reg, rnn, x.shape)
+    extra = _checked_extra_context(weights, reg, rnn, x.shape, norm=norm)
     if dout is None:
         numeric = eval_numerical_gradient(f, x, h)
     else:
@@ -349,11 +359,24 @@ def _checked_upstream(value: Any, what: str) -> np.ndarray | None:
     return arr
 
 
-def _checked_extra_context(weights: Any, reg: Any, rnn: Any, shape: tuple[int, ...]) -> dict[str, Any]:
-    """weights, reg and rnn for diagnose, checked now (even when the value turns out right)."""
+def _checked_extra_context(
+    weights: Any, reg: Any, rnn: Any, shape: tuple[int, ...], **problems: Any
+) -> dict[str, Any]:
+    """weights, reg, rnn and the training problems (norm, norm_test, running, optim) for
+    diagnose, checked now against expected's shape (even when the value turns out right)."""
     __tracebackhide__ = True
-    checked_rnn(rnn)  # diagnose takes the dict itself
-    return {"weights": checked_weights(weights, shape), "reg": checked_reg(reg), "rnn": rnn}
+    checked_rnn(rnn)  # diagnose takes the dicts themselves
+    for key, value in problems.items():
+        _PROBLEM_CHECKS[key](value, shape)
+    return {"weights": checked_weights(weights, shape), "reg": checked_reg(reg), "rnn": rnn} | problems
+
+
+_PROBLEM_CHECKS = {
+    "norm": checked_norm,
+    "norm_test": checked_norm_test,
+    "running": checked_running,
+    "optim": checked_optim,
+}
 
 
 def _square_other_input(originals: list[np.ndarray], i: int) -> np.ndarray | None:

@@ -24,6 +24,16 @@ from ._validate import (
     require_finite,
 )
 from .errors import ToolkitInputError
+from .hint_problems import (
+    NormProblem,
+    NormTestProblem,
+    OptimProblem,
+    RunningProblem,
+    checked_norm,
+    checked_norm_test,
+    checked_optim,
+    checked_running,
+)
 
 __all__ = [
     "ALMOST_RTOL",
@@ -41,6 +51,7 @@ __all__ = [
     "close",
     "is_gradient_name",
     "make_context",
+    "mistake_matches",
     "pair_tol",
 ]
 
@@ -94,6 +105,10 @@ class HintContext:
     weights: np.ndarray | None = None  # a weight matrix: shaped like expected, or square (K, K)
     reg: float | None = None  # the L2 strength, with weights shaped like expected
     rnn: RnnProblem | None = None  # a vanilla tanh RNN problem (see checked_rnn)
+    norm: NormProblem | None = None  # a train-mode batchnorm or layernorm (hint_problems)
+    norm_test: NormTestProblem | None = None  # a test-mode batchnorm forward
+    running: RunningProblem | None = None  # one running-average update
+    optim: OptimProblem | None = None  # K steps of an update rule
 
 
 #: A rule: (actual, ctx) -> the Hint it recognises, or None.
@@ -113,12 +128,17 @@ def make_context(
     weights: Any = None,
     reg: Any = None,
     rnn: Any = None,
+    norm: Any = None,
+    norm_test: Any = None,
+    running: Any = None,
+    optim: Any = None,
 ) -> HintContext:
     """The checked arguments of `diagnose` (see there); raises ToolkitInputError on bad ones.
 
     expected becomes a finite float64 array of shape S; mask, layer_input and layer_output must
     be shaped S; kind None is guessed from the name (`is_gradient_name`), "gradient" without one;
-    weights, reg and rnn are checked by `checked_weights`, `checked_reg` and `checked_rnn`.
+    weights, reg and rnn are checked by `checked_weights`, `checked_reg` and `checked_rnn`;
+    norm, norm_test, running and optim by `grader.hint_problems` (against expected's shape).
     """
     __tracebackhide__ = True
     exp = float64_array(expected, "expected")
@@ -141,6 +161,10 @@ def make_context(
         weights=checked_weights(weights, exp.shape),
         reg=checked_reg(reg),
         rnn=checked_rnn(rnn),
+        norm=checked_norm(norm, exp.shape),
+        norm_test=checked_norm_test(norm_test, exp.shape),
+        running=checked_running(running, exp.shape),
+        optim=checked_optim(optim, exp.shape),
     )
 
 
@@ -264,3 +288,16 @@ def close(a: np.ndarray, b: np.ndarray, tol: float) -> bool:
 def pair_tol(*arrays: np.ndarray) -> float:
     """The matching tolerance of these arrays: RTOL × the largest |entry| of any of them."""
     return RTOL * max(max_abs(a) for a in arrays)
+
+
+def mistake_matches(a: np.ndarray, right: np.ndarray, wrong: np.ndarray) -> bool:
+    """a equals `wrong` (a computation with one mistake on), and wrong clearly differs from right.
+
+    Inputs: three arrays of one shape S: a — the student's, right — the correct value of the
+    problem, wrong — the same problem recomputed with the mistake. wrong must differ from right
+    by more than 10 × the matching tolerance (so the mistake is visible in these numbers), and a
+    match wrong within it.
+    """
+    if wrong.shape != a.shape or not np.all(np.isfinite(wrong)):
+        return False
+    return not close(wrong, right, 10 * pair_tol(wrong, right)) and close(a, wrong, pair_tol(a, wrong))

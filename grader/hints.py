@@ -13,7 +13,10 @@ Layout: this module holds the public API, HINT_CODES and the rule table `VALUE_R
 factors, offsets, almost, partial), `hint_rules_batch` (wrong axis, rows of dout, one
 example, one example's outer product), `hint_rules_mask` (masks and slopes, the local slope
 alone, the inverted mask), `hint_rules_softmax` (the one-hot term), `hint_rules_weights` (a
-square W not transposed, the L2 term) and `hint_rules_rnn` (backpropagation through time).
+square W not transposed, the L2 term), `hint_rules_rnn` (backpropagation through time),
+`hint_rules_norm` (batchnorm and layernorm, test mode, running averages) and `hint_rules_optim`
+(SGD with momentum, RMSProp, Adam); `hint_problems` checks the training-problem contexts
+(norm, norm_test, running, optim) those last two need.
 They sit next to this module, not in a subpackage, because `short_traceback` shortens a
 traceback only when every frame is in a file directly inside grader/.
 """
@@ -26,6 +29,8 @@ import numpy as np
 
 from . import hint_rules_batch as batch
 from . import hint_rules_mask as masks
+from . import hint_rules_norm as norms
+from . import hint_rules_optim as optims
 from . import hint_rules_rnn as rnns
 from . import hint_rules_scale as scale
 from . import hint_rules_shape as shape
@@ -35,7 +40,7 @@ from ._validate import dtype_problem, short_traceback, to_numpy
 from .hint_context import ALMOST_RTOL as ALMOST_RTOL
 from .hint_context import FACTOR_RTOL as FACTOR_RTOL
 from .hint_context import RTOL as RTOL
-from .hint_context import Hint, Rule, close, is_gradient_name, make_context
+from .hint_context import Hint, HintContext, Rule, close, is_gradient_name, make_context
 from .hint_context import checked_layer_pair as checked_layer_pair
 from .hint_rules_input import non_finite, not_an_array
 
@@ -95,6 +100,36 @@ HINT_CODES: dict[str, str] = {
     "instead of `+=` across the steps (needs rnn).",
     "rnn-slope-after-matmul": "tanh's slope applied after the product with Wh, (dnext_h @ Wh.T) * "
     "(1 − h²), instead of before it (needs rnn).",
+    "norm-unbiased-variance": "a batchnorm or layernorm out, dx or dgamma computed with the unbiased "
+    "variance (divided by n − 1) instead of the biased one (needs norm).",
+    "norm-wrong-axis": "a normalisation layer with its mean and variance over the other axis (the "
+    "features for batchnorm, the batch for layernorm) (needs norm).",
+    "norm-no-mean-path": "a normalisation dx without the gradient that flows through the mean μ "
+    "(the dμ/n term dropped) (needs norm).",
+    "norm-no-variance-path": "a normalisation dx without the gradient that flows through the "
+    "variance (the dvar terms dropped) (needs norm).",
+    "norm-batch-stats-at-test": "a test-mode batchnorm out normalised with the batch's statistics "
+    "instead of the running ones (needs norm_test).",
+    "running-momentum-swapped": "a running average updated as (1 − m)·old + m·batch instead of "
+    "m·old + (1 − m)·batch (needs running).",
+    "running-not-updated": "a running average still equal to its old value after a train-mode "
+    "call (needs running).",
+    "optim-state-not-kept": "an optimiser trajectory whose state (velocity, cache, m, v, t) is "
+    "not carried in config: every step behaves like the first (needs optim).",
+    "momentum-sign": "an SGD-with-momentum trajectory going uphill, or with the momentum term's "
+    "sign flipped (needs optim).",
+    "rmsprop-no-sqrt": "an RMSProp trajectory dividing by cache instead of its square root "
+    "(needs optim).",
+    "adam-no-bias-correction": "an Adam trajectory using m and v without the bias correction "
+    "(needs optim).",
+    "adam-t-after-use": "an Adam trajectory whose bias correction uses t before it is "
+    "incremented (NaN from t = 0) (needs optim).",
+    "dropout-drop-probability": "a dropout keeping about 1 − p of the units (or rescaling by "
+    "1/(1 − p)): p taken as the probability of dropping (check_dropout).",
+    "dropout-not-rescaled": "a train-mode dropout whose kept units equal x instead of x / p "
+    "(check_dropout).",
+    "dropout-at-test": "a test-mode dropout that is not the identity: units dropped or "
+    "rescaled at test time (check_dropout).",
     "almost": "close but not within tolerance; reports the largest difference and where.",
     "partial": "right at some entries and wrong at others; says how many and the first wrong one.",
 }
@@ -103,6 +138,20 @@ HINT_CODES: dict[str, str] = {
 #: The value rules, most specific first. Each takes (actual, ctx) with actual float64, finite,
 #: shaped like expected and not close to it; the first Hint returned is the diagnosis.
 VALUE_RULES: tuple[Rule, ...] = (
+    # the training problems first: each fires only on the exact recomputation of one mistake
+    # of the given problem, a more precise story than the generic zero, scale or almost
+    norms.unbiased_variance,
+    norms.wrong_norm_axis,
+    norms.no_mean_path,
+    norms.no_variance_path,
+    norms.batch_stats_at_test,
+    norms.momentum_swapped,
+    norms.not_updated,
+    optims.state_not_kept,
+    optims.sign_flipped,
+    optims.no_sqrt,
+    optims.no_bias_correction,
+    optims.t_after_use,
     scale.should_be_zero,
     scale.zero,
     scale.sign,
@@ -135,6 +184,9 @@ VALUE_RULES: tuple[Rule, ...] = (
     scale.partial,
 )
 
+#: The rules asked before the generic `nan` hint when actual holds NaN or inf (same signature).
+NON_FINITE_RULES: tuple[Rule, ...] = (optims.t_after_use_non_finite,)
+
 
 @short_traceback
 def diagnose(
@@ -151,6 +203,10 @@ def diagnose(
     weights: Any = None,
     reg: float | None = None,
     rnn: Any = None,
+    norm: Any = None,
+    norm_test: Any = None,
+    running: Any = None,
+    optim: Any = None,
 ) -> Hint | None:
     """The most likely explanation of why `actual` (student) differs from `expected`.
 
@@ -167,10 +223,14 @@ def diagnose(
     (K, K) with expected of shape (..., K) it enables "dout @ W without the transpose"; reg —
     the L2 strength, names the multiple of reg·W; rnn — a dict with x, h0, Wx, Wh, b, dh (a
     vanilla tanh RNN over T steps) or x, prev_h, Wx, Wh, b, dnext_h (one step), the problem
-    whose gradient expected is: enables the backprop-through-time hints.
+    whose gradient expected is: enables the backprop-through-time hints; norm, norm_test,
+    running, optim — the training problem of which expected is the right answer (see
+    `grader.hint_problems`): a train-mode batchnorm/layernorm (expected out, dx (N, D), dgamma
+    or dbeta (D,)), a test-mode batchnorm forward (out (N, D)), one running-average update (S),
+    or K steps of an update rule (the trajectory (K, *S)).
     Returns: a Hint, or None when actual matches expected or nothing is recognised.
     Raises: ToolkitInputError for a bad expected, mask, batch_size, upstream, layer, kind,
-    weights, reg or rnn.
+    weights, reg, rnn, norm, norm_test, running or optim.
     """
     __tracebackhide__ = True
     ctx = make_context(
@@ -185,7 +245,17 @@ def diagnose(
         weights=weights,
         reg=reg,
         rnn=rnn,
+        norm=norm,
+        norm_test=norm_test,
+        running=running,
+        optim=optim,
     )
+    return _diagnose_in(actual, ctx)
+
+
+def _diagnose_in(actual: Any, ctx: HintContext) -> Hint | None:
+    """diagnose once its context is checked: the input and shape hints, then the rule tables."""
+    __tracebackhide__ = True
     arr = to_numpy(actual)
     if arr is not None and arr.dtype.kind == "c":
         return Hint("dtype", f"{ctx.who} has {dtype_problem(arr)}.")
@@ -198,6 +268,10 @@ def diagnose(
     if problem is not None:
         return Hint("dtype", f"{ctx.who} has {problem}.")
     if not np.all(np.isfinite(values)):
+        for rule in NON_FINITE_RULES:
+            hint = rule(values, ctx)
+            if hint is not None:
+                return hint
         return non_finite(values, ctx)
     if close(values, ctx.expected, ctx.tol):
         return None

@@ -8,8 +8,21 @@ import re
 import numpy as np
 import pytest
 
-from grader import HINT_CODES, Hint, ToolkitInputError, diagnose
+from grader import HINT_CODES, CheckFailed, Hint, ToolkitInputError, check_dropout, diagnose
 from grader.hints import is_gradient_name
+from tests.test_hint_rules_norm import (
+    BN,
+    BN_RIGHT,
+    LN,
+    LN_RIGHT,
+    RUN,
+    RUN_RIGHT,
+    TEST,
+    TEST_BATCH,
+    TEST_RIGHT,
+    solve,
+)
+from tests.test_hint_rules_optim import CONFIGS, GRADS, W0, problem, run
 
 RNG = np.random.default_rng(42)
 N, D, M = 5, 3, 4
@@ -100,6 +113,16 @@ RNN_STEP = {  # one step of the same problem, as lesson 09's step_problem
     "dnext_h": RNN_P["dh"][:, 0],
 }
 RNN_STEP_P = {k: RNN_P[k][:, :1] if k in ("x", "dh") else RNN_P[k] for k in RNN_P}
+
+
+# fixtures of the training rules (issue 14): batchnorm / layernorm problems, optimiser trajectories
+ADAM, SGDM, RMSP = problem("adam"), problem("sgd_momentum"), problem("rmsprop")
+ADAM_RIGHT = run("adam", W0, GRADS, CONFIGS["adam"])
+SGDM_RIGHT = run("sgd_momentum", W0, GRADS, CONFIGS["sgd_momentum"])
+RMSP_RIGHT = run("rmsprop", W0, GRADS, CONFIGS["rmsprop"])
+DROP_RNG = np.random.default_rng(1414)
+DROP_X = DROP_RNG.standard_normal((40, 50))
+DROP_KEEP = DROP_RNG.random(DROP_X.shape) < 0.7  # p = 0.7 kept
 
 
 def softmax_dx_columns(p: np.ndarray, y: np.ndarray) -> np.ndarray:
@@ -364,6 +387,108 @@ POSITIVE = [
         [r"then dprev_h = da @ Wh\.T"],
     ),
     (
+        "norm-unbiased-variance",
+        solve(BN, ddof=1)["dx"],
+        BN_RIGHT["dx"],
+        {"norm": BN},
+        [r"unbiased variance", r"8 − 1 = 7 instead of 8", r"batchnorm normalises with the biased"],
+    ),
+    ("norm-unbiased-variance", solve(LN, ddof=1)["out"], LN_RIGHT["out"], {"norm": LN}, [r"layernorm"]),
+    (
+        "norm-wrong-axis",
+        solve(BN | {"axis": 1})["out"],
+        BN_RIGHT["out"],
+        {"norm": BN},
+        [r"over each example's features \(D = 5\), axis 1", r"over the batch \(N = 8 examples\), axis 0"],
+    ),
+    (
+        "norm-wrong-axis",
+        solve(LN | {"axis": 0})["dx"],
+        LN_RIGHT["dx"],
+        {"norm": LN},
+        [r"layernorm normalises each"],
+    ),
+    (
+        "norm-no-mean-path",
+        solve(BN, mean_path=False)["dx"],
+        BN_RIGHT["dx"],
+        {"norm": BN},
+        [r"through the mean μ", r"share of dμ", r"Look at the line that adds up dx"],
+    ),
+    ("norm-no-mean-path", solve(LN, mean_path=False)["dx"], LN_RIGHT["dx"], {"norm": LN}, [r"the 7 entries"]),
+    (
+        "norm-no-variance-path",
+        solve(BN, var_path=False)["dx"],
+        BN_RIGHT["dx"],
+        {"norm": BN},
+        [r"through the variance", r"share of dvar", r"where dvar is computed"],
+    ),
+    ("norm-no-variance-path", solve(LN, var_path=False)["dx"], LN_RIGHT["dx"], {"norm": LN}, [r"dvar"]),
+    (
+        "norm-batch-stats-at-test",
+        TEST_BATCH,
+        TEST_RIGHT,
+        {"norm_test": TEST},
+        [r"this batch's own mean and variance", r"running_mean and running_var", r"mode 'test'"],
+    ),
+    (
+        "running-momentum-swapped",
+        0.1 * RUN["old"] + 0.9 * RUN["batch"],
+        RUN_RIGHT,
+        {"running": RUN},
+        [r"other way round", r"momentum = 0\.9", r"gets 0\.1"],
+    ),
+    ("running-not-updated", RUN["old"].copy(), RUN_RIGHT, {"running": RUN}, [r"still the old running value"]),
+    (
+        "optim-state-not-kept",
+        run("sgd_momentum", W0, GRADS, CONFIGS["sgd_momentum"], keep=False),
+        SGDM_RIGHT,
+        {"optim": SGDM},
+        [r"the velocity \(config\['velocity'\]\) is not carried", r"as if it were the first"],
+    ),
+    (
+        "optim-state-not-kept",
+        run("adam", W0, GRADS, CONFIGS["adam"], keep=()),
+        ADAM_RIGHT,
+        {"optim": ADAM},
+        [r"m, v and t"],
+    ),
+    (
+        "momentum-sign",
+        run("sgd_momentum", W0, GRADS, CONFIGS["sgd_momentum"], uphill=True),
+        SGDM_RIGHT,
+        {"optim": SGDM},
+        [r"opposite way", r"uphill", r"Check the signs"],
+    ),
+    (
+        "momentum-sign",
+        run("sgd_momentum", W0, GRADS, CONFIGS["sgd_momentum"], flip_momentum=True),
+        SGDM_RIGHT,
+        {"optim": SGDM},
+        [r"reverses the old velocity", r"sign in front of momentum"],
+    ),
+    (
+        "rmsprop-no-sqrt",
+        run("rmsprop", W0, GRADS, CONFIGS["rmsprop"], no_sqrt=True),
+        RMSP_RIGHT,
+        {"optim": RMSP},
+        [r"divides the step by the cache itself", r"square root", r"denominator"],
+    ),
+    (
+        "adam-no-bias-correction",
+        run("adam", W0, GRADS, CONFIGS["adam"], bias=False),
+        ADAM_RIGHT,
+        {"optim": ADAM},
+        [r"without the bias correction", r"start at zero", r"m_hat and v_hat"],
+    ),
+    (
+        "adam-t-after-use",
+        run("adam", W0, GRADS, CONFIGS["adam"], t_after=True),
+        ADAM_RIGHT,
+        {"optim": ADAM},
+        [r"before it is incremented", r"divides by zero: NaN", r"increase t first"],
+    ),
+    (
         "partial",
         np.where(RELU_MASK, DX, DX + 1),
         DX,
@@ -386,8 +511,61 @@ def test_rule_fires_with_an_actionable_message(code, actual, expected, kwargs, w
     assert "your dx" in hint.message or "expected value is zero" in hint.message
 
 
+# One positive example per code of check_dropout: (code, out, x, p, mode, words in the message)
+DROPOUT_POSITIVE = [
+    (
+        "dropout-drop-probability",
+        DROP_X * ~DROP_KEEP / 0.7,
+        DROP_X,
+        0.7,
+        "train",
+        [r"about 1 − p = 0\.3 rather than p = 0\.7", r"probability of KEEPING"],
+    ),
+    (
+        "dropout-drop-probability",
+        DROP_X * ~DROP_KEEP / 0.3,
+        DROP_X,
+        0.7,
+        "train",
+        [r"divides the kept ones by 1 − p"],
+    ),
+    (
+        "dropout-not-rescaled",
+        DROP_X * DROP_KEEP,
+        DROP_X,
+        0.7,
+        "train",
+        [r"kept units equal x", r"divides the kept units by p"],
+    ),
+    (
+        "dropout-at-test",
+        DROP_X * DROP_KEEP / 0.7,
+        DROP_X,
+        0.7,
+        "test",
+        [r"drops \d+ of the 2000 units in test mode"],
+    ),
+    ("dropout-at-test", DROP_X * 0.7, DROP_X, 0.7, "test", [r"rescales x", r"branch for mode 'test'"]),
+]
+
+
+@pytest.mark.parametrize(
+    ("code", "out", "x", "p", "mode", "words"),
+    DROPOUT_POSITIVE,
+    ids=[f"{d[0]}-{i}" for i, d in enumerate(DROPOUT_POSITIVE)],
+)
+def test_dropout_rule_fires_with_an_actionable_message(code, out, x, p, mode, words, capsys):
+    with pytest.raises(CheckFailed) as failure:
+        check_dropout("out", out, x, p, mode)
+    hint = failure.value.results[0].hint
+    assert hint is not None and hint.code == code, hint
+    for pattern in words:
+        assert re.search(pattern, hint.message), (pattern, hint.message)
+    assert "your out" in hint.message and f"[{code}]" in capsys.readouterr().out
+
+
 def test_every_code_is_documented_and_tested():
-    assert {p[0] for p in POSITIVE} == set(HINT_CODES)
+    assert {p[0] for p in POSITIVE} | {d[0] for d in DROPOUT_POSITIVE} == set(HINT_CODES)
     for code, description in HINT_CODES.items():
         assert code == code.lower() and " " not in code
         assert description and "\n" not in description
@@ -808,6 +986,13 @@ NEW_CONTEXTS = [  # (expected, context) of every rule of issue 13: the right ans
     (DW + REG * W_REG, {"weights": W_REG, "reg": REG}),
     *[(RNN_RIGHT[k], {"rnn": RNN_P}) for k in RNN_RIGHT],
     *[(v[:, 0] if k == "dx" else v, {"rnn": RNN_STEP}) for k, v in rnn_backward(RNN_STEP_P).items()],
+    *[(BN_RIGHT[k], {"norm": BN}) for k in BN_RIGHT],
+    *[(LN_RIGHT[k], {"norm": LN}) for k in LN_RIGHT],
+    (TEST_RIGHT, {"norm_test": TEST}),
+    (RUN_RIGHT, {"running": RUN}),
+    (SGDM_RIGHT, {"optim": SGDM}),
+    (RMSP_RIGHT, {"optim": RMSP}),
+    (ADAM_RIGHT, {"optim": ADAM}),
 ]
 
 

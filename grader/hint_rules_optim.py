@@ -1,0 +1,196 @@
+"""Optimiser rules: SGD with momentum, RMSProp and Adam trajectories with one mistake.
+
+They need `optim` (see `grader.hint_problems`): the rule's name, the starting w (shape S), the
+K gradients (K, *S) the caller fed in, one per call, and the hyper-parameters it passed.
+expected is the trajectory (K, *S) of the K successive next_w, the student's rule being called
+K times with the returned config passed back each time. As in `hint_rules_rnn`, a rule
+recomputes the trajectory with one mistake switched on and fires only when expected is the
+right trajectory and actual matches the mistaken one exactly:
+
+- `optim-state-not-kept`: the state (velocity, cache, or Adam's m, v, t, or only t, or only m
+  and v) is not stored back in config, so every call starts again from the initial state;
+- `momentum-sign`: every step goes the other way (w − v with v = m·v − lr·dw, or v built with
+  + lr·dw and added), or the momentum term's sign is flipped (v = −m·v − lr·dw);
+- `rmsprop-no-sqrt`: the step divided by cache + eps, not sqrt(cache) + eps;
+- `adam-no-bias-correction`: m and v used as they are, not divided by 1 − beta^t;
+- `adam-t-after-use`: the bias correction made with t before it is incremented (with t = 0 at
+  the start, the first step divides by zero: actual is NaN, see `t_after_use_non_finite`).
+Each rule takes (actual, ctx) with actual float64 and shaped like expected, and returns a Hint or None.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .hint_context import Hint, HintContext, OptimProblem, close, mistake_matches, pair_tol
+
+__all__ = [
+    "no_bias_correction",
+    "no_sqrt",
+    "sign_flipped",
+    "state_not_kept",
+    "t_after_use",
+    "t_after_use_non_finite",
+]
+
+
+def trajectory(p: OptimProblem, *, reset: tuple[str, ...] = (), mistake: str | None = None) -> np.ndarray:
+    """The K successive next_w (K, *S) of the update rule p.rule.
+
+    reset — state keys set back to their initial value before every call (not kept in config);
+    mistake — None, or one of "direction", "momentum-term" (sgd_momentum), "no-sqrt" (rmsprop),
+    "no-bias-correction", "t-after-use" (adam). May hold NaN or inf (t-after-use from t = 0).
+    """
+    c = p.config
+    state = {k: v.copy() if isinstance(v, np.ndarray) else v for k, v in c.items()}
+    w, steps = p.w.copy(), []
+    with np.errstate(all="ignore"):
+        for g in p.grads:
+            for key in reset:
+                state[key] = c[key].copy() if isinstance(c[key], np.ndarray) else c[key]
+            w = _step(p.rule, w, g, c, state, mistake)
+            steps.append(w)
+    return np.stack(steps)
+
+
+def _step(rule: str, w: np.ndarray, g: np.ndarray, c: dict, state: dict, mistake: str | None) -> np.ndarray:
+    """One call of the rule from w with gradient g (both S); updates `state` in place."""
+    lr = c["learning_rate"]
+    if rule == "sgd_momentum":
+        m = -c["momentum"] if mistake == "momentum-term" else c["momentum"]
+        state["velocity"] = m * state["velocity"] - lr * g
+        return w - state["velocity"] if mistake == "direction" else w + state["velocity"]
+    if rule == "rmsprop":
+        state["cache"] = c["decay_rate"] * state["cache"] + (1 - c["decay_rate"]) * g**2
+        root = state["cache"] if mistake == "no-sqrt" else np.sqrt(state["cache"])
+        return w - lr * g / (root + c["epsilon"])
+    b1, b2 = c["beta1"], c["beta2"]
+    if mistake != "t-after-use":
+        state["t"] += 1
+    state["m"] = b1 * state["m"] + (1 - b1) * g
+    state["v"] = b2 * state["v"] + (1 - b2) * g**2
+    m_hat, v_hat = state["m"], state["v"]
+    if mistake != "no-bias-correction":
+        m_hat, v_hat = m_hat / (1 - b1 ** state["t"]), v_hat / (1 - b2 ** state["t"])
+    if mistake == "t-after-use":
+        state["t"] += 1
+    return w - lr * m_hat / (np.sqrt(v_hat) + c["epsilon"])
+
+
+def _right(ctx: HintContext, rules: tuple[str, ...]) -> np.ndarray | None:
+    """The right trajectory when ctx.optim is one of `rules` and expected is that trajectory."""
+    p = ctx.optim
+    if p is None or p.rule not in rules:
+        return None
+    right = trajectory(p)
+    return right if close(right, ctx.expected, pair_tol(right, ctx.expected)) else None
+
+
+#: The state that may be left out of config, per rule: (keys, how the message names them).
+_RESETS = {
+    "sgd_momentum": [(("velocity",), "the velocity (config['velocity'])")],
+    "rmsprop": [(("cache",), "the cache (config['cache'])")],
+    "adam": [
+        (("m", "v", "t"), "m, v and t"),
+        (("t",), "the step count t"),
+        (("m", "v"), "m and v"),
+    ],
+}
+
+
+def state_not_kept(a: np.ndarray, ctx: HintContext) -> Hint | None:
+    """actual is the trajectory where (part of) the state is not carried from call to call."""
+    right = _right(ctx, tuple(_RESETS))
+    if right is None or right.shape[0] < 2:
+        return None
+    for keys, what in _RESETS[ctx.optim.rule]:
+        if mistake_matches(a, right, trajectory(ctx.optim, reset=keys)):
+            return Hint(
+                "optim-state-not-kept",
+                f"{ctx.who} is what you get when {what} is not carried from one call to the next: "
+                f"after the first of the {right.shape[0]} steps, each step starts again from the "
+                "initial state, as if it were the first. Store the updated state in config before "
+                "returning it (the caller passes that config back on the next call).",
+            )
+    return None
+
+
+def sign_flipped(a: np.ndarray, ctx: HintContext) -> Hint | None:
+    """actual is the SGD-with-momentum trajectory going uphill, or with the momentum term flipped."""
+    right = _right(ctx, ("sgd_momentum",))
+    if right is None:
+        return None
+    if mistake_matches(a, right, trajectory(ctx.optim, mistake="direction")):
+        return Hint(
+            "momentum-sign",
+            f"{ctx.who} moves every step the opposite way from the expected one, uphill: the "
+            "velocity collects −learning_rate·dw, so it already points downhill and is added to w. "
+            "Check the signs in the velocity update and in next_w (one of them is flipped).",
+        )
+    if mistake_matches(a, right, trajectory(ctx.optim, mistake="momentum-term")):
+        return Hint(
+            "momentum-sign",
+            f"{ctx.who} reverses the old velocity at every step: the momentum term must carry "
+            "the velocity on in its own direction (a positive momentum times v). Look at the sign "
+            "in front of momentum in the velocity update.",
+        )
+    return None
+
+
+def no_sqrt(a: np.ndarray, ctx: HintContext) -> Hint | None:
+    """actual is the RMSProp trajectory dividing by cache + eps instead of sqrt(cache) + eps."""
+    right = _right(ctx, ("rmsprop",))
+    if right is None or not mistake_matches(a, right, trajectory(ctx.optim, mistake="no-sqrt")):
+        return None
+    return Hint(
+        "rmsprop-no-sqrt",
+        f"{ctx.who} divides the step by the cache itself: cache is a running mean of dw², a "
+        "squared size, so the step is scaled by its square root (a running RMS of the gradient, "
+        "in the units of dw). Look at the denominator of the update.",
+    )
+
+
+def no_bias_correction(a: np.ndarray, ctx: HintContext) -> Hint | None:
+    """actual is the Adam trajectory with m and v used without the bias correction."""
+    right = _right(ctx, ("adam",))
+    if right is None or not mistake_matches(a, right, trajectory(ctx.optim, mistake="no-bias-correction")):
+        return None
+    return Hint(
+        "adam-no-bias-correction",
+        f"{ctx.who} uses m and v without the bias correction: both start at zero, so in the first "
+        "steps they are much smaller than the gradient's running moments; Adam divides that bias "
+        "out with the step count t. Look at the lines that compute m_hat and v_hat.",
+    )
+
+
+def _t_after_use_hint(ctx: HintContext) -> Hint:
+    t0 = ctx.optim.config["t"]
+    nan = " (from t = 0, the first correction divides by zero: NaN)" if t0 == 0 else ""
+    return Hint(
+        "adam-t-after-use",
+        f"{ctx.who} makes the bias correction with the step count before it is incremented{nan}: "
+        "increase t first (t = 1 on the first call), then use it in the bias correction. Look at "
+        "where `t += 1` (or config['t'] + 1) sits in your update.",
+    )
+
+
+def t_after_use(a: np.ndarray, ctx: HintContext) -> Hint | None:
+    """actual is the Adam trajectory with t incremented after the bias correction (finite case)."""
+    right = _right(ctx, ("adam",))
+    if right is None or not mistake_matches(a, right, trajectory(ctx.optim, mistake="t-after-use")):
+        return None
+    return _t_after_use_hint(ctx)
+
+
+def t_after_use_non_finite(a: np.ndarray, ctx: HintContext) -> Hint | None:
+    """actual holds NaN or inf exactly where the t-after-use trajectory does, and matches it elsewhere."""
+    right = _right(ctx, ("adam",))
+    if right is None:
+        return None
+    wrong = trajectory(ctx.optim, mistake="t-after-use")
+    finite = np.isfinite(wrong)
+    if finite.all() or not np.array_equal(finite, np.isfinite(a)):
+        return None
+    if not close(a[finite], wrong[finite], pair_tol(a[finite], wrong[finite], right)):
+        return None
+    return _t_after_use_hint(ctx)
