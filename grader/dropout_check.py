@@ -133,7 +133,7 @@ def _train_mode(
     fraction_ok = abs(k - n * p) <= sigmas * sd + 0.5
     as_drop = not fraction_ok and abs(k - n * (1 - p)) <= sigmas * sd + 0.5
     err = rel_error(a[kept], (x / p)[kept]) if k else 0.0
-    share = f"{k} of {n} units kept ({k / n:.3g}" if n else "no unit of x is non-zero ("
+    share = f"{k} of {n} units kept ({k / n:.3g}" if n else "x is 0 everywhere (nothing to keep"
     if fraction_ok and not (raw.any() or flipped.any() or bad.any()):
         return CheckResult(name, True, err, None), pass_line(
             name, f"{share}, p = {p:g}), each kept one equal to x / p"
@@ -158,13 +158,17 @@ def _train_hint(
     as_drop: bool,
 ) -> Hint | None:
     """The hint of a failed train-mode check (arrays of the shape of x; n units, k kept)."""
-    if flipped.any() and not (raw.any() or bad.any()) or as_drop and not bad.any():
-        scaled = " and divides the kept ones by 1 − p" if flipped.any() else ""
+    if (as_drop or flipped.any()) and not bad.any():
+        kept = f"keeps {k} of {n} units ({k / n:.3g}), about 1 − p = {1 - p:.3g} rather than p = {p:g}"
+        if flipped.any():
+            scaled = "divides the kept units by 1 − p instead of p"
+            what = f"{kept}, and {scaled}" if as_drop else scaled
+        else:
+            what = kept + (" (and leaves the kept ones equal to x: divide them by p)" if raw.any() else "")
         return Hint(
             "dropout-drop-probability",
-            f"{who} keeps {k} of {n} units ({k / n:.3g}), about 1 − p = {1 - p:.3g} rather than "
-            f"p = {p:g}{scaled}: p is the probability of KEEPING a unit here. Look at the "
-            "comparison that draws the mask (and at what the kept units are divided by).",
+            f"{who} {what}: p is the probability of KEEPING a unit here. Look at the comparison "
+            "that draws the mask (and at what the kept units are divided by).",
         )
     if raw.any() and not (flipped.any() or bad.any()) and k < n:
         return Hint(

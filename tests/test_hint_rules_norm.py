@@ -306,3 +306,17 @@ def test_bad_context(kwargs, expected, words):
         diagnose(np.zeros(expected.shape), expected, **kwargs)
     with pytest.raises(ToolkitInputError, match=words):
         check_close("x", expected, expected, **kwargs)  # checked even when the value is right
+
+
+def test_the_generic_hints_still_name_what_the_problem_rules_do_not():
+    out, dx, dbeta = BN_RIGHT["out"], BN_RIGHT["dx"], BN_RIGHT["dbeta"]
+    assert diagnose(out - BN["beta"], out, name="out", norm=BN).code == "offset"  # beta forgotten
+    assert diagnose(-dx, dx, name="dx", norm=BN).code == "sign"
+    assert diagnose(dx.T, dx, name="dx", norm=BN).code == "transpose"
+    assert (
+        diagnose(BN["dout"][0], dbeta, name="dbeta", norm=BN, upstream=BN["dout"]).code
+        == "not-summed-over-batch"
+    )
+    assert diagnose(dbeta / 8, dbeta, name="dbeta", norm=BN, batch_size=8).code == "sum-vs-mean"
+    assert diagnose(dx + 1e-4 * np.abs(dx).max(), dx, name="dx", norm=BN).code == "almost"
+    assert diagnose(np.zeros_like(dx), dx, name="dx", norm=BN).code == "zero"

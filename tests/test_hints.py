@@ -527,7 +527,7 @@ DROPOUT_POSITIVE = [
         DROP_X,
         0.7,
         "train",
-        [r"divides the kept ones by 1 − p"],
+        [r"divides the kept units by 1 − p instead of p"],
     ),
     (
         "dropout-not-rescaled",
