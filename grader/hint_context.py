@@ -290,14 +290,40 @@ def pair_tol(*arrays: np.ndarray) -> float:
     return RTOL * max(max_abs(a) for a in arrays)
 
 
-def mistake_matches(a: np.ndarray, right: np.ndarray, wrong: np.ndarray) -> bool:
+def mistake_matches(
+    a: np.ndarray,
+    right: np.ndarray,
+    wrong: np.ndarray,
+    *,
+    shared: tuple[int, ...] | None = None,
+    origin: np.ndarray | float = 0.0,
+) -> bool:
     """a equals `wrong` (a computation with one mistake on), and wrong clearly differs from right.
 
     Inputs: three arrays of one shape S: a — the student's, right — the correct value of the
     problem, wrong — the same problem recomputed with the mistake. wrong must differ from right
-    by more than 10 × the matching tolerance (so the mistake is visible in these numbers), and a
-    match wrong within it.
+    by more than 10 × the matching tolerance somewhere (so the mistake is visible in these
+    numbers), and a match wrong within it everywhere. The tolerance is RTOL × a scale: by
+    default the largest |entry| of the arrays compared (as `pair_tol`); with `shared`, the
+    largest |entry| over those axes only, entry by entry elsewhere (e.g. shared=(0,) for a
+    batchnorm's (N, D) arrays: one scale per feature, whose columns are separate problems), with
+    a floor of 1e-4 × the largest scale; origin (broadcasting to S) is subtracted first (w0 from
+    an optimiser's trajectory: the steps are what the mistakes change).
     """
     if wrong.shape != a.shape or not np.all(np.isfinite(wrong)):
         return False
-    return not close(wrong, right, 10 * pair_tol(wrong, right)) and close(a, wrong, pair_tol(a, wrong))
+    a, right, wrong = a - origin, right - origin, wrong - origin
+    if shared is None:
+        return not close(wrong, right, 10 * pair_tol(wrong, right)) and close(a, wrong, pair_tol(a, wrong))
+    differs = np.any(np.abs(wrong - right) > 10 * _shared_tol(wrong, right, shared))
+    return bool(differs) and bool(np.all(np.abs(a - wrong) <= _shared_tol(a, wrong, shared)))
+
+
+def _shared_tol(x: np.ndarray, y: np.ndarray, shared: tuple[int, ...]) -> np.ndarray:
+    """RTOL × the largest |entry| of x and y over the `shared` axes (entry by entry elsewhere),
+    at least 1e-4 × the largest of all; broadcasts to x's shape."""
+    scale = np.maximum(np.abs(x), np.abs(y))
+    if shared and scale.ndim:
+        scale = np.max(scale, axis=shared, keepdims=True)
+    floor = 1e-4 * float(scale.max()) if scale.size else 0.0
+    return RTOL * np.maximum(scale, floor)

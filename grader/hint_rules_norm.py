@@ -18,12 +18,14 @@ The last term of dμ is zero in exact arithmetic (Σ(x − μ) = 0), so forgetti
 - `norm-no-mean-path`: dx without the mean path, dμ/n dropped altogether;
 - `norm-no-variance-path`: dx without the variance path: dvar dropped from dx (and so from dμ),
   i.e. dx = dxhat/σ − mean(dxhat/σ) over axis a;
-- `norm-unbiased-variance`: var = Σ(x − μ)²/(n − 1) in the forward (out, dgamma, and dx either
+- `norm-unbiased-variance`: var = Σ(x − μ)²/(n − 1): in the forward (out, dgamma, and dx either
   differentiated consistently, the variance path over n − 1, or with the biased formula's 1/n
-  and the unbiased σ);
+  and the unbiased σ), or only in the backward (the biased σ, the variance path over n − 1);
 - `norm-wrong-axis`: the whole layer with its statistics over the other axis.
-Each rule takes (actual, ctx) with actual float64, finite, shaped like expected and not close to
-it, and returns a Hint or None.
+Each rule takes (actual, ctx) with actual float64 and shaped like expected (finite but for
+`t_after_use_non_finite`; possibly within the global tolerance of expected, see
+`grader.hints.PROBLEM_RULES`) and returns a Hint or None. actual is compared with the mistaken
+computation with one scale per independent part (`mistake_matches(..., shared=...)`).
 """
 
 from __future__ import annotations
@@ -98,8 +100,9 @@ def _fits(a: np.ndarray, ctx: HintContext, names: tuple[str, ...], *variants: di
     if found is None or found[0] not in names:
         return None
     name, right = found
+    shared = (ctx.norm.axis,) if right.ndim == 2 else ()  # one scale per normalised group
     for variant in variants:
-        if mistake_matches(a, right, _layer(ctx.norm, **variant)[name]):
+        if mistake_matches(a, right, _layer(ctx.norm, **variant)[name], shared=shared):
             return name
     return None
 
@@ -114,7 +117,8 @@ def unbiased_variance(a: np.ndarray, ctx: HintContext) -> Hint | None:
     """actual is out, dx or dgamma computed with the unbiased variance (divided by n − 1)."""
     if ctx.norm is None or ctx.norm.x.shape[ctx.norm.axis] < 2:
         return None
-    name = _fits(a, ctx, ("out", "dx", "dgamma"), {"ddof": 1}, {"ddof": 1, "back_ddof": 0})
+    variants = ({"ddof": 1}, {"ddof": 1, "back_ddof": 0}, {"back_ddof": 1})
+    name = _fits(a, ctx, ("out", "dx", "dgamma"), *variants)
     if name is None:
         return None
     p = ctx.norm
@@ -134,7 +138,7 @@ def wrong_norm_axis(a: np.ndarray, ctx: HintContext) -> Hint | None:
         return None
     p = ctx.norm
     other = 1 - p.axis
-    if p.x.shape[other] < 2 or _fits(a, ctx, ("out", "dx", "dgamma"), {"axis": other}) is None:
+    if _fits(a, ctx, ("out", "dx", "dgamma"), {"axis": other}) is None:
         return None
     return Hint(
         "norm-wrong-axis",
@@ -180,13 +184,13 @@ def no_variance_path(a: np.ndarray, ctx: HintContext) -> Hint | None:
 def batch_stats_at_test(a: np.ndarray, ctx: HintContext) -> Hint | None:
     """actual is a test-mode batchnorm out computed with the batch's own mean and variance."""
     p = ctx.norm_test
-    if p is None or p.x.shape[0] < 2:
+    if p is None:
         return None
     right = p.gamma * (p.x - p.running_mean) / np.sqrt(p.running_var + p.eps) + p.beta
     if not close(right, ctx.expected, pair_tol(right, ctx.expected)):
         return None
     batch = p.gamma * (p.x - p.x.mean(axis=0)) / np.sqrt(p.x.var(axis=0) + p.eps) + p.beta
-    if not mistake_matches(a, right, batch):
+    if not mistake_matches(a, right, batch, shared=(0,)):
         return None
     return Hint(
         "norm-batch-stats-at-test",
@@ -211,7 +215,7 @@ def momentum_swapped(a: np.ndarray, ctx: HintContext) -> Hint | None:
     if found is None:
         return None
     right, m = found
-    if not mistake_matches(a, right, (1 - m) * ctx.running.old + m * ctx.running.batch):
+    if not mistake_matches(a, right, (1 - m) * ctx.running.old + m * ctx.running.batch, shared=()):
         return None
     return Hint(
         "running-momentum-swapped",
@@ -224,7 +228,7 @@ def momentum_swapped(a: np.ndarray, ctx: HintContext) -> Hint | None:
 def not_updated(a: np.ndarray, ctx: HintContext) -> Hint | None:
     """actual is still the old running value."""
     found = _running(ctx)
-    if found is None or not mistake_matches(a, found[0], ctx.running.old):
+    if found is None or not mistake_matches(a, found[0], ctx.running.old, shared=()):
         return None
     return Hint(
         "running-not-updated",

@@ -15,7 +15,10 @@ right trajectory and actual matches the mistaken one exactly:
 - `adam-no-bias-correction`: m and v used as they are, not divided by 1 − beta^t;
 - `adam-t-after-use`: the bias correction made with t before it is incremented (with t = 0 at
   the start, the first step divides by zero: actual is NaN, see `t_after_use_non_finite`).
-Each rule takes (actual, ctx) with actual float64 and shaped like expected, and returns a Hint or None.
+Each rule takes (actual, ctx) with actual float64 and shaped like expected (finite but for
+`t_after_use_non_finite`; possibly within the global tolerance of expected, see
+`grader.hints.PROBLEM_RULES`) and returns a Hint or None. actual is compared with the mistaken
+computation with one scale per independent part (`mistake_matches(..., shared=...)`).
 """
 
 from __future__ import annotations
@@ -77,6 +80,12 @@ def _step(rule: str, w: np.ndarray, g: np.ndarray, c: dict, state: dict, mistake
     return w - lr * m_hat / (np.sqrt(v_hat) + c["epsilon"])
 
 
+def _is(a: np.ndarray, ctx: HintContext, right: np.ndarray, wrong: np.ndarray) -> bool:
+    """a is the mistaken trajectory `wrong` (K, *S): the steps from w0 compared, one scale per
+    entry of w (each entry's trajectory is its own problem: these rules act entry by entry)."""
+    return mistake_matches(a, right, wrong, shared=(0,), origin=ctx.optim.w)
+
+
 def _right(ctx: HintContext, rules: tuple[str, ...]) -> np.ndarray | None:
     """The right trajectory when ctx.optim is one of `rules` and expected is that trajectory."""
     p = ctx.optim
@@ -104,7 +113,7 @@ def state_not_kept(a: np.ndarray, ctx: HintContext) -> Hint | None:
     if right is None or right.shape[0] < 2:
         return None
     for keys, what in _RESETS[ctx.optim.rule]:
-        if mistake_matches(a, right, trajectory(ctx.optim, reset=keys)):
+        if _is(a, ctx, right, trajectory(ctx.optim, reset=keys)):
             return Hint(
                 "optim-state-not-kept",
                 f"{ctx.who} is what you get when {what} is not carried from one call to the next: "
@@ -120,14 +129,14 @@ def sign_flipped(a: np.ndarray, ctx: HintContext) -> Hint | None:
     right = _right(ctx, ("sgd_momentum",))
     if right is None:
         return None
-    if mistake_matches(a, right, trajectory(ctx.optim, mistake="direction")):
+    if _is(a, ctx, right, trajectory(ctx.optim, mistake="direction")):
         return Hint(
             "momentum-sign",
             f"{ctx.who} moves every step the opposite way from the expected one, uphill: the "
             "velocity collects −learning_rate·dw, so it already points downhill and is added to w. "
             "Check the signs in the velocity update and in next_w (one of them is flipped).",
         )
-    if mistake_matches(a, right, trajectory(ctx.optim, mistake="momentum-term")):
+    if _is(a, ctx, right, trajectory(ctx.optim, mistake="momentum-term")):
         return Hint(
             "momentum-sign",
             f"{ctx.who} reverses the old velocity at every step: the momentum term must carry "
@@ -140,7 +149,7 @@ def sign_flipped(a: np.ndarray, ctx: HintContext) -> Hint | None:
 def no_sqrt(a: np.ndarray, ctx: HintContext) -> Hint | None:
     """actual is the RMSProp trajectory dividing by cache + eps instead of sqrt(cache) + eps."""
     right = _right(ctx, ("rmsprop",))
-    if right is None or not mistake_matches(a, right, trajectory(ctx.optim, mistake="no-sqrt")):
+    if right is None or not _is(a, ctx, right, trajectory(ctx.optim, mistake="no-sqrt")):
         return None
     return Hint(
         "rmsprop-no-sqrt",
@@ -153,7 +162,7 @@ def no_sqrt(a: np.ndarray, ctx: HintContext) -> Hint | None:
 def no_bias_correction(a: np.ndarray, ctx: HintContext) -> Hint | None:
     """actual is the Adam trajectory with m and v used without the bias correction."""
     right = _right(ctx, ("adam",))
-    if right is None or not mistake_matches(a, right, trajectory(ctx.optim, mistake="no-bias-correction")):
+    if right is None or not _is(a, ctx, right, trajectory(ctx.optim, mistake="no-bias-correction")):
         return None
     return Hint(
         "adam-no-bias-correction",
@@ -177,7 +186,7 @@ def _t_after_use_hint(ctx: HintContext) -> Hint:
 def t_after_use(a: np.ndarray, ctx: HintContext) -> Hint | None:
     """actual is the Adam trajectory with t incremented after the bias correction (finite case)."""
     right = _right(ctx, ("adam",))
-    if right is None or not mistake_matches(a, right, trajectory(ctx.optim, mistake="t-after-use")):
+    if right is None or not _is(a, ctx, right, trajectory(ctx.optim, mistake="t-after-use")):
         return None
     return _t_after_use_hint(ctx)
 

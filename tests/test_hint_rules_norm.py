@@ -25,14 +25,15 @@ def student_norm(
     axis: int = 0,
     eps: float = 1e-5,
     ddof: int = 0,
-    biased_backward: bool = False,
+    back_ddof: int | None = None,
     mean_path: bool = True,
     var_path: bool = True,
 ) -> dict[str, np.ndarray]:
     """A batchnorm (axis 0) or layernorm (axis 1) forward and staged backward, with switches.
 
     x (N, D), gamma and beta (D,), dout (N, D) -> out, dx (N, D), dgamma, dbeta (D,). ddof=1:
-    the unbiased variance; biased_backward: the backward's variance path divides by n anyway;
+    the unbiased variance; back_ddof: the backward's variance path divides by n − back_ddof
+    (default ddof);
     mean_path / var_path False: that term of dx forgotten.
     """
     n = x.shape[axis]
@@ -46,7 +47,7 @@ def student_norm(
     dmu = np.sum(-dxhat / std, axis=axis, keepdims=True)
     if var_path:
         dmu = dmu + dvar * np.mean(-2 * (x - mu), axis=axis, keepdims=True)
-    divisor = n if biased_backward else n - ddof
+    divisor = n - (ddof if back_ddof is None else back_ddof)
     dx = dxhat / std
     if var_path:
         dx = dx + dvar * 2 * (x - mu) / divisor
@@ -80,7 +81,8 @@ BN_RIGHT, LN_RIGHT = solve(BN), solve(LN)
 # (code, mistake, the quantities it changes)
 MISTAKES = [
     ("norm-unbiased-variance", {"ddof": 1}, ("out", "dx", "dgamma")),
-    ("norm-unbiased-variance", {"ddof": 1, "biased_backward": True}, ("dx",)),
+    ("norm-unbiased-variance", {"ddof": 1, "back_ddof": 0}, ("dx",)),
+    ("norm-unbiased-variance", {"back_ddof": 1}, ("dx",)),
     ("norm-no-mean-path", {"mean_path": False}, ("dx",)),
     ("norm-no-variance-path", {"var_path": False}, ("dx",)),
 ]
@@ -320,3 +322,40 @@ def test_the_generic_hints_still_name_what_the_problem_rules_do_not():
     assert diagnose(dbeta / 8, dbeta, name="dbeta", norm=BN, batch_size=8).code == "sum-vs-mean"
     assert diagnose(dx + 1e-4 * np.abs(dx).max(), dx, name="dx", norm=BN).code == "almost"
     assert diagnose(np.zeros_like(dx), dx, name="dx", norm=BN).code == "zero"
+
+
+def test_a_single_example():
+    """N = 1: batch statistics make out = beta; a layernorm over the batch axis too."""
+    one = {k: v[:1] if k in ("x", "dout") else v for k, v in LN.items()}
+    right, over_batch = solve(one), solve(one | {"axis": 0})
+    assert np.allclose(over_batch["out"], one["beta"])
+    assert diagnose(over_batch["out"], right["out"], name="out", norm=one).code == "norm-wrong-axis"
+    assert diagnose(over_batch["dx"], right["dx"], name="dx", norm=one).code == "norm-wrong-axis"
+    test_one = TEST | {"x": TX[:1]}
+    right = TEST_RIGHT[:1]
+    assert diagnose(np.tile(TEST["beta"], (1, 1)), right, name="out", norm_test=test_one).code == (
+        "norm-batch-stats-at-test"
+    )
+    bn_one = {k: v[:1] if k in ("x", "dout") else v for k, v in BN.items()}
+    assert diagnose(solve(bn_one)["out"], solve(bn_one)["out"], norm=bn_one) is None  # no N − 1 = 0 story
+
+
+@pytest.mark.parametrize(("n", "d", "scale"), [(6, 3, 1.0), (2, 5, 1.0), (30, 4, 50.0), (4, 4, 0.2)])
+def test_against_torch_with_a_constant_feature(n, d, scale):
+    """The lesson's hidden-test batches: references from PyTorch, one feature the same everywhere."""
+    torch = pytest.importorskip("torch")
+    rng = np.random.default_rng(n * d)
+    x = scale * rng.standard_normal((n, d)) * rng.uniform(0.2, 3.0, size=d) + rng.standard_normal(d)
+    x[:, 0] = -1.5
+    gamma, beta, dout = rng.standard_normal(d), rng.standard_normal(d), rng.standard_normal((n, d))
+    tx, tg, tb = (torch.tensor(a, requires_grad=True) for a in (x, gamma, beta))
+    out = torch.nn.functional.batch_norm(tx, None, None, tg, tb, training=True, eps=1e-5)
+    out.backward(torch.tensor(dout))
+    ref = {"out": out.detach().numpy(), "dx": tx.grad.numpy(), "dgamma": tg.grad.numpy()}
+    p = {"x": x, "gamma": gamma, "beta": beta, "dout": dout, "eps": 1e-5, "axis": 0}
+    for name in ref:
+        assert diagnose(solve(p)[name], ref[name], name=name, norm=p) is None
+    for code, mistake, quantities in [*MISTAKES, ("norm-wrong-axis", {"axis": 1}, ("out", "dx", "dgamma"))]:
+        for name in quantities:
+            hint = diagnose(_solve_case(p, mistake)[name], ref[name], name=name, norm=p)
+            assert getattr(hint, "code", None) == code, (code, mistake, name, hint)

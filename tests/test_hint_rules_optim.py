@@ -243,3 +243,30 @@ def test_bad_optim_context(optim, words):
         diagnose(expected + 1, expected, optim=optim)
     with pytest.raises(ToolkitInputError, match=words):
         check_close("next_w", expected, expected, optim=optim)
+
+
+LESSON_PROBLEMS = [  # the kinds of problems lesson 08's hidden tests pose: (rule, shape, config, steps)
+    ("sgd_momentum", (5,), {"learning_rate": 0.05, "momentum": 0.8}, 7),
+    ("sgd_momentum", (2, 3, 2), {"learning_rate": 0.2, "momentum": 0.5}, 5),
+    ("rmsprop", (3, 4), {"learning_rate": 0.002, "decay_rate": 0.99, "epsilon": 1e-6}, 6),
+    ("rmsprop", (2, 3, 2), {"learning_rate": 0.05, "decay_rate": 0.5, "epsilon": 1e-8}, 5),
+    ("adam", (5,), {"learning_rate": 1e-3, "beta1": 0.9, "beta2": 0.999, "epsilon": 1e-8}, 8),
+    ("adam", (2, 3, 2), {"learning_rate": 0.1, "beta1": 0.5, "beta2": 0.9, "epsilon": 1e-7}, 5),
+]
+
+
+@pytest.mark.parametrize(("rule", "shape", "config", "steps"), LESSON_PROBLEMS)
+def test_lesson_problems_with_gradients_of_every_size(rule, shape, config, steps):
+    """Gradients from 1e-3 to 1e2 entry by entry, some entries with none at all, w far from 0."""
+    rng = np.random.default_rng(steps)
+    w0 = rng.choice([-1.0, 1.0], size=shape) * rng.uniform(1, 2, size=shape) * 100
+    grads = rng.normal(size=(steps, *shape)) * 10.0 ** rng.integers(-3, 3, size=shape)
+    grads[:, rng.random(shape) < 0.2] = 0.0
+    grads = list(grads)
+    p = {"rule": rule, "w": w0, "grads": grads, "config": config}
+    right = run(rule, w0, grads, config)
+    assert diagnose(right.copy(), right, optim=p) is None
+    for code, mistake_rule, mistake, _ in MISTAKES:
+        if mistake_rule == rule:
+            hint = diagnose(run(rule, w0, grads, config, **mistake), right, optim=p)
+            assert getattr(hint, "code", None) == code, (mistake, hint)
