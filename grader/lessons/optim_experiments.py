@@ -37,6 +37,17 @@ __all__ = ["DropoutSpec", "NotReady", "Run", "compare_rules", "dropout_compariso
 Data = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]  # X_train, y_train, X_val, y_val
 
 
+def _name(rule: Callable, fallback: str) -> str:
+    """The name the student gave the function (for messages), else `fallback`."""
+    name = getattr(rule, "__name__", None)
+    return name if isinstance(name, str) and name.isidentifier() else fallback
+
+
+def _why(err: NotReady) -> str:
+    """NotReady's message, told to re-run the cell (student_calls speaks of a widget's controls)."""
+    return str(err).replace("then move a control here.", "then run this cell again.")
+
+
 def student_step(rule: Callable, name: str, w: np.ndarray, dw: np.ndarray,
                  config: dict | None) -> tuple[np.ndarray, dict]:
     """rule(copy of w, copy of dw, config) checked: (next_w float64 shaped like w, a dict).
@@ -78,12 +89,12 @@ def quadratic_paths(rules: Mapping[str, tuple[Callable, dict]], start: tuple[flo
             for _ in range(steps):
                 with np.errstate(all="ignore"):
                     grad = c * w
-                w, cfg = student_step(rule, label, w, grad, cfg)
+                w, cfg = student_step(rule, _name(rule, label), w, grad, cfg)
                 path.append(w)
                 if not np.all(np.isfinite(w)):
                     break
         except NotReady as why:
-            missing[label] = str(why)
+            missing[label] = _why(why)
             continue
         paths[label] = np.array(path)
     return paths, missing
@@ -229,9 +240,9 @@ def compare_rules(rules: Mapping[str, tuple[Callable, dict]], data: Data, **trai
     runs, missing = {}, {}
     for label, (rule, config) in rules.items():
         try:
-            runs[label] = train_mlp(rule, label, config, data, **train)
+            runs[label] = train_mlp(rule, _name(rule, label), config, data, **train)
         except NotReady as why:
-            missing[label] = str(why)
+            missing[label] = _why(why)
     return runs, missing
 
 
@@ -243,10 +254,11 @@ def learning_rate_sweep(rules: Mapping[str, tuple[Callable, dict]], learning_rat
     for label, (rule, config) in rules.items():
         try:
             finals[label] = np.array([
-                train_mlp(rule, label, {**config, "learning_rate": float(lr)}, data, **train).final_loss()
+                train_mlp(rule, _name(rule, label), {**config, "learning_rate": float(lr)}, data,
+                          **train).final_loss()
                 for lr in learning_rates])
         except NotReady as why:
-            missing[label] = str(why)
+            missing[label] = _why(why)
     return finals, missing
 
 
@@ -267,7 +279,8 @@ def dropout_comparison(dropout_forward: Callable, dropout_backward: Callable, ru
     spec = DropoutSpec(dropout_forward, dropout_backward, p_input, p_hidden)
     for label, dropout in [("without dropout", None), ("with dropout", spec)]:
         try:
-            runs[label] = train_mlp(rule, "the update rule", config, data, dropout=dropout, **train)
+            runs[label] = train_mlp(rule, _name(rule, "the update rule"), config, data, dropout=dropout,
+                                    **train)
         except NotReady as why:
-            missing[label] = str(why)
+            missing[label] = _why(why)
     return runs, missing
