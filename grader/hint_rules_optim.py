@@ -132,8 +132,8 @@ def sign_flipped(a: np.ndarray, ctx: HintContext) -> Hint | None:
     if _is(a, ctx, right, trajectory(ctx.optim, mistake="direction")):
         return Hint(
             "momentum-sign",
-            f"{ctx.who} moves every step the opposite way from the expected one, uphill: the "
-            "velocity collects −learning_rate·dw, so it already points downhill and is added to w. "
+            f"{ctx.who} moves every step the opposite way from the expected one, uphill (along the "
+            "gradient): the velocity must point against dw, and next_w moves w along the velocity. "
             "Check the signs in the velocity update and in next_w (one of them is flipped).",
         )
     if _is(a, ctx, right, trajectory(ctx.optim, mistake="momentum-term")):
