@@ -72,7 +72,7 @@ def _reference_array(reference: Any, name: str) -> np.ndarray:
     import torch
 
     if isinstance(reference, torch.Tensor):
-        if reference.grad is None:
+        if not (reference.is_leaf or reference.retains_grad) or reference.grad is None:
             raise ToolkitInputError(
                 f"the reference tensor for {name} has no .grad: call .retain_grad() on it before "
                 "loss.backward() (tensors computed from others keep no gradient otherwise).")
