@@ -47,7 +47,14 @@ __all__ = [
 _LAYER = ("batchnorm", "layernorm")
 
 
-def _layer(
+def _layer(p: NormProblem, **variant: object) -> dict[str, np.ndarray]:
+    """`_staged_layer` without floating-point warnings (eps = 0 and a constant feature give NaN,
+    which no rule matches)."""
+    with np.errstate(all="ignore"):
+        return _staged_layer(p, **variant)  # type: ignore[arg-type]
+
+
+def _staged_layer(
     p: NormProblem,
     *,
     axis: int | None = None,
@@ -186,10 +193,11 @@ def batch_stats_at_test(a: np.ndarray, ctx: HintContext) -> Hint | None:
     p = ctx.norm_test
     if p is None:
         return None
-    right = p.gamma * (p.x - p.running_mean) / np.sqrt(p.running_var + p.eps) + p.beta
+    with np.errstate(all="ignore"):
+        right = p.gamma * (p.x - p.running_mean) / np.sqrt(p.running_var + p.eps) + p.beta
+        batch = p.gamma * (p.x - p.x.mean(axis=0)) / np.sqrt(p.x.var(axis=0) + p.eps) + p.beta
     if not close(right, ctx.expected, pair_tol(right, ctx.expected)):
         return None
-    batch = p.gamma * (p.x - p.x.mean(axis=0)) / np.sqrt(p.x.var(axis=0) + p.eps) + p.beta
     if not mistake_matches(a, right, batch, shared=(0,)):
         return None
     return Hint(

@@ -359,3 +359,14 @@ def test_against_torch_with_a_constant_feature(n, d, scale):
         for name in quantities:
             hint = diagnose(_solve_case(p, mistake)[name], ref[name], name=name, norm=p)
             assert getattr(hint, "code", None) == code, (code, mistake, name, hint)
+
+
+def test_eps_zero_with_a_constant_feature_warns_nothing(recwarn):
+    p = BN | {"eps": 0.0, "x": BN["x"].copy()}
+    p["x"][:, 2] = 1.0  # σ = 0: the layer is undefined there, the expected value cannot exist
+    right = solve(BN | {"eps": 0.0})
+    for name in ("out", "dx"):
+        assert diagnose(right[name] + 1.0, right[name], name=name, norm=p) is not None
+    nt = TEST | {"eps": 0.0, "running_var": np.zeros(4)}
+    diagnose(TEST_RIGHT + 1.0, TEST_RIGHT, norm_test=nt)
+    assert not [w for w in recwarn if issubclass(w.category, RuntimeWarning)]
