@@ -124,9 +124,11 @@ def unbiased_variance(a: np.ndarray, ctx: HintContext) -> Hint | None:
     """actual is out, dx or dgamma computed with the unbiased variance (divided by n − 1)."""
     if ctx.norm is None or ctx.norm.x.shape[ctx.norm.axis] < 2:
         return None
-    variants = ({"ddof": 1}, {"ddof": 1, "back_ddof": 0}, {"back_ddof": 1})
-    name = _fits(a, ctx, ("out", "dx", "dgamma"), *variants)
-    if name is None:
+    if _fits(a, ctx, ("out", "dx", "dgamma"), {"ddof": 1}, {"ddof": 1, "back_ddof": 0}) is not None:
+        where = "the line that computes the variance in the forward pass"
+    elif _fits(a, ctx, ("dx",), {"back_ddof": 1}) is not None:
+        where = "the n in the backward pass's variance term (the forward's variance is right)"
+    else:
         return None
     p = ctx.norm
     n = p.x.shape[p.axis]
@@ -134,8 +136,8 @@ def unbiased_variance(a: np.ndarray, ctx: HintContext) -> Hint | None:
         "norm-unbiased-variance",
         f"{ctx.who} is what the unbiased variance gives (the squared deviations divided by "
         f"{n} − 1 = {n - 1} instead of {n}): {_LAYER[p.axis]} normalises with the biased variance, "
-        f"the plain mean of (x − μ)² over {_over(p, p.axis)}. Look at the line that computes the "
-        "variance in the forward pass (np.var and x.var divide by n by default, ddof=0).",
+        f"the plain mean of (x − μ)² over {_over(p, p.axis)}. Look at {where} "
+        "(np.var and x.var divide by n by default, ddof=0).",
     )
 
 

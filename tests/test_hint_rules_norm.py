@@ -370,3 +370,9 @@ def test_eps_zero_with_a_constant_feature_warns_nothing(recwarn):
     nt = TEST | {"eps": 0.0, "running_var": np.zeros(4)}
     diagnose(TEST_RIGHT + 1.0, TEST_RIGHT, norm_test=nt)
     assert not [w for w in recwarn if issubclass(w.category, RuntimeWarning)]
+
+
+def test_unbiased_variance_says_where():
+    forward = diagnose(solve(BN, ddof=1)["dx"], BN_RIGHT["dx"], name="dx", norm=BN).message
+    backward = diagnose(solve(BN, back_ddof=1)["dx"], BN_RIGHT["dx"], name="dx", norm=BN).message
+    assert "in the forward pass" in forward and "backward pass's variance term" in backward
