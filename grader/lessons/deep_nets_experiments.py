@@ -57,18 +57,28 @@ class StudentBatchNorm:
 
     forward: Callable
     backward: Callable
+    in_view: bool = False  # messages for a widget ("move a control") or for a cell ("run it again")
+
+    def _call(self, func: Callable, name: str, *args: Any) -> Any:
+        try:
+            return call_student(func, name, *args)
+        except NotReady as why:
+            text = str(why)
+            if not self.in_view:
+                text = text.replace("then move a control here.", "then run this cell again.")
+            raise NotReady(text) from None
 
     def fwd(self, x: np.ndarray, gamma: np.ndarray, beta: np.ndarray,
             bn_param: dict) -> tuple[np.ndarray, Any]:
         """(out (N, D), cache) from the student's forward; NotReady when it fails or returns junk."""
-        result = call_student(self.forward, "batchnorm_forward", x, gamma, beta, bn_param)
+        result = self._call(self.forward, "batchnorm_forward", x, gamma, beta, bn_param)
         if not isinstance(result, tuple) or len(result) != 2:
             raise NotReady(f"batchnorm_forward returned {describe(result)}; expected a pair (out, cache).")
         return _checked_array(result[0], x.shape, "batchnorm_forward"), result[1]
 
     def bwd(self, dout: np.ndarray, cache: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(dx (N, D), dgamma (D,), dbeta (D,)) from the student's backward; NotReady on junk."""
-        result = call_student(self.backward, "batchnorm_backward", dout, cache)
+        result = self._call(self.backward, "batchnorm_backward", dout, cache)
         if not isinstance(result, tuple) or len(result) != 3:
             raise NotReady(f"batchnorm_backward returned {describe(result)}; expected (dx, dgamma, dbeta).")
         d = dout.shape[1]
@@ -153,10 +163,12 @@ def _ratios(params: dict, grads: dict, lr: float) -> np.ndarray:
 
 def deep_net_gradients(batchnorm_forward: Callable, batchnorm_backward: Callable, X: np.ndarray,
                        y: np.ndarray, *, depth: int, width: int = 64, activation: str = "sigmoid",
-                       lr: float = 0.1, weight_scale: float = 1.0, seed: int = 0) -> dict[str, Any]:
+                       lr: float = 0.1, weight_scale: float = 1.0, seed: int = 0,
+                       in_view: bool = False) -> dict[str, Any]:
     """Per-layer gradients of one batch at initialisation, without and with BatchNorm.
 
-    weight_scale multiplies every Xavier weight matrix (1: Xavier itself).
+    weight_scale multiplies every Xavier weight matrix (1: Xavier itself); in_view words the
+    messages of an unfinished BatchNorm for a widget ("move a control") instead of a cell.
     Returns {"plain": {"norms", "ratios"}, "bn": {...} or None, "bn_error": str or None}: norms
     is ‖dW_i‖ for the depth + 1 weight matrices (the last is the output layer), ratios
     log10(lr ‖dW_i‖ / ‖W_i‖), both shape (depth + 1,).
@@ -164,7 +176,8 @@ def deep_net_gradients(batchnorm_forward: Callable, batchnorm_backward: Callable
     params = init_params(depth, width, X.shape[1], int(y.max()) + 1, seed)
     params["W"] = [weight_scale * w for w in params["W"]]
     out: dict[str, Any] = {"plain": None, "bn": None, "bn_error": None}
-    for key, bn in (("plain", None), ("bn", StudentBatchNorm(batchnorm_forward, batchnorm_backward))):
+    student = StudentBatchNorm(batchnorm_forward, batchnorm_backward, in_view)
+    for key, bn in (("plain", None), ("bn", student)):
         try:
             with np.errstate(all="ignore"):
                 bn_params = [{"mode": "train"} for _ in range(depth)]
@@ -192,16 +205,17 @@ class DeepNetRun:
 def train_deep_net(batchnorm_forward: Callable, batchnorm_backward: Callable,
                    data: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray], *, depth: int,
                    use_bn: bool, width: int = 64, activation: str = "sigmoid", lr: float = 0.1,
-                   steps: int = 100, batch: int = 100, seed: int = 0) -> DeepNetRun:
+                   steps: int = 100, batch: int = 100, seed: int = 0, in_view: bool = False) -> DeepNetRun:
     """Minibatch SGD (plain: w -= lr * dw) on the digits; the same batches with and without BN.
 
-    Inputs: data — (X_train, y_train, X_val, y_val); the rest as in the module docstring.
+    Inputs: data — (X_train, y_train, X_val, y_val); in_view — as in `deep_net_gradients`;
+    the rest as in the module docstring.
     Raises NotReady (use_bn) while the student's BatchNorm is unfinished or broken. A loss
     that overflows ends the run early: losses holds inf from there on.
     """
     X, y, X_val, y_val = data
     params = init_params(depth, width, X.shape[1], int(y.max()) + 1, seed)
-    bn = StudentBatchNorm(batchnorm_forward, batchnorm_backward) if use_bn else None
+    bn = StudentBatchNorm(batchnorm_forward, batchnorm_backward, in_view) if use_bn else None
     bn_params = [{"mode": "train"} for _ in range(depth)]
     order = np.random.default_rng([seed, 9]).integers(0, len(y), size=(steps + 1, batch))
     losses, ratios = np.full(steps + 1, np.inf), None

@@ -56,12 +56,13 @@ class BatchNormExplorer(LiveFigure):
 
     def compute(self, depth: int, lr: float, activation: str) -> dict[str, Any]:
         grads = deep_net_gradients(*self.bn_fns, *self.batch, depth=depth, activation=activation, lr=lr,
-                                   seed=self.seed)
+                                   seed=self.seed, in_view=True)
         runs: dict[str, DeepNetRun | None] = {}
         for key, use_bn in (("plain", False), ("bn", True)):
             try:
                 runs[key] = train_deep_net(*self.bn_fns, self.data, depth=depth, use_bn=use_bn,
-                                           activation=activation, lr=lr, steps=self.steps, seed=self.seed)
+                                           activation=activation, lr=lr, steps=self.steps, seed=self.seed,
+                                           in_view=True)
             except NotReady:
                 runs[key] = None  # the reason is grads["bn_error"]
         return {"depth": depth, "lr": lr, "activation": activation, "grads": grads, "runs": runs}
