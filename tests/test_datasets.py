@@ -102,7 +102,7 @@ def test_digits_split_is_a_seeded_partition() -> None:
     rows = {r.tobytes() for r in Xt}
     assert sum(r.tobytes() in rows for r in Xv) < 5  # optdigits has a few duplicate images
     again = digits_split()
-    assert all(np.array_equal(a, b) for a, b in zip(again, (Xt, yt, Xv, yv)))
+    assert all(np.array_equal(a, b) for a, b in zip(again, (Xt, yt, Xv, yv), strict=True))
     assert not np.array_equal(digits_split(seed=1)[1], yt)
 
 
