@@ -6,8 +6,18 @@
 - each typical mistake loses exactly the graded cells it must lose.
 
 Cases that cannot reach each other's graded cells share one autograde run (tests/case_packs.py),
-with the same expectation for every cell: the nine lessons' 251 cases take 95 runs (plus a solution
-and a release run each).
+with the same expectation for every cell: the nine lessons' 251 cases take 95 runs, plus three
+runs per lesson (solution, release, cut solution).
+
+The solution and release runs grade the FULL lesson. The cases are graded on the lesson CUT to
+what its graded cells need (tests/notebook_cut.py: the setup, solution and graded cells and every
+cell that may bind or change something they read, under the solution's and every case's source;
+no demonstration, training loop, sweep, figure or widget that nothing graded reads), as its own
+scratch course, so that nbgrader restores and checks the cut's cells. That the cut lost nothing a
+graded cell needs is shown per lesson by a fourth run: the solution on the cut lesson must score
+exactly its full-lesson score, full marks; a lost point names the cell and what the cut dropped
+before it. The cut's release scores zero as the full one does: its graded cells are the full
+lesson's, reading the same values, and each fails there on a solution stub.
 """
 
 from __future__ import annotations
@@ -29,6 +39,7 @@ from tests.nbgrader_harness import (
     load_cases,
     solution_sources,
 )
+from tests.notebook_cut import Cut, suspects, write_cut
 
 pytestmark = pytest.mark.slow
 
@@ -36,18 +47,23 @@ NAMES = assignments()
 
 
 @functools.cache
-def _packs(name: str) -> list[Pack]:
-    """The lesson's alternatives and mistakes, packed into as few runs as is sound (case_packs)."""
+def _cases(name: str) -> list[Case]:
     alternatives, mistakes = load_cases(name)
     cases = [Case("alternative", f"alternative {gid}", {gid: src}, frozenset())
              for gid, src in alternatives.items()]
-    cases += [Case("mistake", m["name"], m["cells"], frozenset(m["must_fail"])) for m in mistakes]
+    return cases + [Case("mistake", m["name"], m["cells"], frozenset(m["must_fail"])) for m in mistakes]
+
+
+@functools.cache
+def _packs(name: str) -> list[Pack]:
+    """The lesson's alternatives and mistakes, packed into as few runs as is sound (case_packs)."""
     path = REPO / "course" / name / f"{name}.ipynb"
-    return case_packs.pack(nbformat.read(path, as_version=4), cases)
+    return case_packs.pack(nbformat.read(path, as_version=4), _cases(name))
 
 
 def _runs(name: str) -> list[tuple[str, int]]:
-    return [("solution", 0), ("release", 0)] + [("pack", i) for i in range(len(_packs(name)))]
+    fixed = [("solution", 0), ("release", 0), ("cut-solution", 0)]
+    return fixed + [("pack", i) for i in range(len(_packs(name)))]
 
 
 def _run_id(name: str, kind: str, index: int) -> str:
@@ -68,14 +84,31 @@ PARAMS = [
 
 @functools.cache
 def _course(name: str, root: str) -> ScratchCourse:
-    """One scratch course per assignment and test process, shared by its cases."""
+    """One scratch course of the full lesson per assignment and test process."""
     return ScratchCourse(Path(root), name)
+
+
+_CUTS: dict[str, Cut] = {}  # lesson -> its cut (what was kept and why), for failure messages
+
+
+@functools.cache
+def _cut_course(name: str, root: str) -> ScratchCourse:
+    """One scratch course of the cut lesson per assignment and test process, shared by its cases."""
+    extra: dict[str, list[str]] = {}
+    for case in _cases(name):
+        for gid, src in case.cells.items():
+            extra.setdefault(gid, []).append(src)
+    folder, _CUTS[name] = write_cut(REPO / "course" / name, name, Path(root) / "cut-source", extra=extra)
+    return ScratchCourse(Path(root) / "scratch", name, source=folder)
 
 
 @pytest.fixture
 def course(request, tmp_path_factory) -> ScratchCourse:
-    name = request.node.callspec.params["name"]
-    return _course(name, str(tmp_path_factory.getbasetemp() / f"course-{name}"))
+    params = request.node.callspec.params
+    name, base = params["name"], tmp_path_factory.getbasetemp()
+    if params["kind"] in ("solution", "release"):
+        return _course(name, str(base / f"course-{name}"))
+    return _cut_course(name, str(base / f"cut-{name}"))
 
 
 def _student(kind: str, label: str) -> str:
@@ -92,7 +125,7 @@ def test_autograde(course: ScratchCourse, name: str, kind: str, index: int) -> N
     if kind == "release":
         nb = course.release_nb
         must_fail = frozenset(points)
-    elif kind == "solution":
+    elif kind in ("solution", "cut-solution"):
         nb = fill_release(course.release_nb, solutions)
     else:
         run = _packs(name)[index]
@@ -112,8 +145,30 @@ def test_autograde(course: ScratchCourse, name: str, kind: str, index: int) -> N
         if cell.score != expected:
             case = reach.get(grade_id, "the solution's own code")
             wrong[grade_id] = f"scored {cell.score}/{cell.max_score}, expected {expected} (reached by {case})"
+    if kind == "cut-solution":
+        _assert_cut_kept_enough(name, course, student, wrong)
     assert not wrong, f"{name} [{kind} {index}]: {wrong}"
     # The notebook ran to the end: the last code cell was executed.
     autograded = course.autograded_notebook(student)
     code_cells = [c for c in autograded.cells if c.cell_type == "code"]
     assert code_cells[-1].get("execution_count"), "the kernel stopped before the last cell"
+
+
+def _assert_cut_kept_enough(name: str, course: ScratchCourse, student: str, wrong: dict) -> None:
+    """The solution scores on the cut lesson what it scores on the full one: the same graded
+    cells, the same points, full marks; else which cell lost and what the cut dropped before it."""
+    full = nbformat.read(REPO / "course" / name / f"{name}.ipynb", as_version=4)
+    assert graded_cells(course.source_nb) == graded_cells(full), f"{name}: the cut changed the graded cells"
+    if not wrong:
+        return
+    cut = _CUTS[name]
+    errors = {}
+    for cell in course.autograded_notebook(student).cells:
+        for out in cell.get("outputs", []):
+            if out.get("output_type") == "error":
+                gid = cell.metadata.get("nbgrader", {}).get("grade_id")
+                errors[gid] = f"{out['ename']}: {out['evalue'][:200]}"
+    lines = [f"{gid}: {msg}; {errors.get(gid, 'no error output')}; {suspects(full, cut, gid)}"
+             for gid, msg in wrong.items()]
+    pytest.fail(f"{name}: the solution lost points on the cut lesson (tests/notebook_cut.py dropped "
+                "something a graded cell needs):\n" + "\n".join(lines))
