@@ -210,3 +210,35 @@ def test_the_explorer_draws_both_nets_and_says_what_is_missing(data):
     png, text = release.render()
     assert png.startswith(b"\x89PNG") and "✗" in text and "batchnorm_forward is not written yet" in text
     assert "without BatchNorm: ‖dW" in text
+
+
+def test_in_a_kernel_the_explorer_shows_controls_then_a_picture_that_a_control_replaces():
+    import base64
+    import textwrap
+
+    import nbformat
+    from nbclient import NotebookClient
+
+    from grader.lessons.live_figure import LiveFigure
+
+    setup = textwrap.dedent(
+        """
+        from grader.lessons.datasets import digits_split
+        from grader.lessons.deep_nets import BatchNormExplorer
+
+        def unfinished(*args):
+            raise NotImplementedError
+
+        view = BatchNormExplorer(unfinished, unfinished, digits_split(), depth=3, steps=5)
+        view
+        """
+    )
+    move = "view.controls['depth'].value = 4\nprint(view.updates, 'updated in' in view.numbers.value)"
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_code_cell(setup), nbformat.v4.new_code_cell(move)]
+    NotebookClient(nb, kernel_name="python3", timeout=60).execute()
+    widget, picture = nb.cells[0].outputs
+    assert "application/vnd.jupyter.widget-view+json" in widget.data
+    assert widget.data["text/plain"] == LiveFigure.plain_text
+    assert base64.b64decode(picture.data["image/png"]).startswith(b"\x89PNG")
+    assert nb.cells[1].outputs[0].text == "1 True\n"
