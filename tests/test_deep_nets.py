@@ -169,6 +169,9 @@ def test_an_unfinished_or_broken_batch_norm_is_reported_not_raised(data):
     X, y = data[0][:50], data[1][:50]
     g = deep_net_gradients(unfinished, unfinished, X, y, depth=3)
     assert g["bn"] is None and "batchnorm_forward is not written yet" in g["bn_error"]
+    assert g["bn_error"].endswith("then run this cell again.")
+    in_view = deep_net_gradients(unfinished, unfinished, X, y, depth=3, in_view=True)
+    assert in_view["bn_error"].endswith("then move a control here.")
     assert g["plain"]["norms"].shape == (4,)
     junk = deep_net_gradients(lambda x, g_, b, p: (x[:1], None), bn_backward, X, y, depth=3)
     assert "shape (50, 64)" in junk["bn_error"]
