@@ -32,6 +32,16 @@ def load_cases(name: str) -> tuple[dict[str, str], list[dict]]:
     return dict(getattr(module, "ALTERNATIVES", {})), list(getattr(module, "MISTAKES", []))
 
 
+def case_sources(name: str) -> dict[str, list[str]]:
+    """grade_id -> every source tests/cases/<name>.py gives that solution cell (alternatives, mistakes)."""
+    alternatives, mistakes = load_cases(name)
+    found: dict[str, list[str]] = {gid: [src] for gid, src in alternatives.items()}
+    for mistake in mistakes:
+        for gid, src in mistake["cells"].items():
+            found.setdefault(gid, []).append(src)
+    return found
+
+
 def nbgrader_meta(cell) -> dict:
     return cell.metadata.get("nbgrader", {})
 

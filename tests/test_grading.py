@@ -34,6 +34,7 @@ from tests.case_packs import Case, Pack
 from tests.nbgrader_harness import (
     REPO,
     ScratchCourse,
+    case_sources,
     fill_release,
     graded_cells,
     load_cases,
@@ -94,11 +95,8 @@ _CUTS: dict[str, Cut] = {}  # lesson -> its cut (what was kept and why), for fai
 @functools.cache
 def _cut_course(name: str, root: str) -> ScratchCourse:
     """One scratch course of the cut lesson per assignment and test process, shared by its cases."""
-    extra: dict[str, list[str]] = {}
-    for case in _cases(name):
-        for gid, src in case.cells.items():
-            extra.setdefault(gid, []).append(src)
-    folder, _CUTS[name] = write_cut(REPO / "course" / name, name, Path(root) / "cut-source", extra=extra)
+    folder, _CUTS[name] = write_cut(REPO / "course" / name, name, Path(root) / "cut-source",
+                                    extra=case_sources(name))
     return ScratchCourse(Path(root) / "scratch", name, source=folder)
 
 

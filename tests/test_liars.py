@@ -7,10 +7,20 @@ __array_priority__, dict subclasses whose __getitem__ lies, Values whose grad is
 ("duck"). The honest twin ("plain") holds the same wrong data in honest containers. On every
 graded cell a liar must score no more than its twin:
 
-- through `backprop-grade`, on the lesson as it is;
+- through `backprop-grade`, on the lesson cut to what its graded cells need;
 - through plain `nbgrader autograde`, on the lesson's hidden tests alone (graded cells cut to
-  their hidden part): on the full notebook a liar already fails at a cell's first visible
-  check, and the hidden tests would never meet it.
+  their hidden part), cut the same way: on the full notebook a liar already fails at a cell's
+  first visible check, and the hidden tests would never meet it.
+
+Both run on cut lessons (tests/notebook_cut.py), each its own scratch course whose nbgrader
+source is the cut, so that backprop-grade's tamper scan and nbgrader's checksums compare with
+the cells that are there. A cut keeps the setup, solution and graded cells and every cell that
+may bind or change what they read; the demonstrations it drops (training loops, sweeps, figures,
+widgets) never reach a graded cell, so a liar scores on the cut what it scores on the full lesson,
+in a fraction of the time. The corpus reads none of the notebook's names (its `liar_seal` wraps
+what its own cell defined), so the instructor notebook's cut is every lying notebook's cut, and
+tests/test_grading.py's cut-solution run shows, per lesson, that the cut (the same one here, in
+the backprop-grade part) loses no point of the solution.
 
 Before the trusted path (grader/trusted.py) the "subclass" liar scored 9 of 11 points on
 01_derivatives through plain nbgrader, where its twin scores 1.
@@ -25,8 +35,8 @@ import pytest
 from grader.instructor.build import assignments
 from grader.instructor.grading.pipeline import Options, grade
 from tests.liars.run import gains, grade_corpus
-from tests.liars.submissions import MODES, lying_notebook
-from tests.nbgrader_harness import ScratchCourse, graded_cells
+from tests.liars.submissions import MODES, cut_source, lying_notebook
+from tests.nbgrader_harness import REPO, ScratchCourse, graded_cells
 
 pytestmark = pytest.mark.slow
 
@@ -34,7 +44,8 @@ pytestmark = pytest.mark.slow
 def _pipeline_scores(tmp_path: Path, name: str) -> dict[str, dict[str, float]]:
     from nbgrader.api import Gradebook
 
-    course = ScratchCourse(tmp_path / "backprop-grade", name)
+    source = cut_source(name, REPO, tmp_path / "cut", hidden=False)
+    course = ScratchCourse(tmp_path / "backprop-grade", name, source=source)
     for mode in MODES:
         course.submit(f"liar_{mode}", lying_notebook(course.source_nb, course.release_nb, mode))
     options = Options(course_dir=course.root, assignment=name, workers=2, feedback=False,

@@ -1,7 +1,7 @@
 """Grade the lying corpus of one lesson with plain nbgrader and print a score table.
 
     python -m tests.liars.run 04_layers            # the notebook as it is
-    python -m tests.liars.run 04_layers --hidden   # its hidden tests alone
+    python -m tests.liars.run 04_layers --hidden   # its hidden tests alone, on the cut lesson
 
 Every liar must score no more than the honest twin ("plain") on every graded cell.
 """
@@ -12,13 +12,16 @@ import sys
 import tempfile
 from pathlib import Path
 
-from tests.liars.submissions import LIARS, MODES, hidden_only_source, lying_notebook
+from tests.liars.submissions import LIARS, MODES, cut_source, lying_notebook
 from tests.nbgrader_harness import REPO, ScratchCourse, graded_cells
 
 
 def grade_corpus(name: str, root: Path, hidden: bool = False) -> dict[str, dict[str, float]]:
-    """mode -> grade_id -> score, every mode autograded by nbgrader in a scratch course."""
-    source = hidden_only_source(name, REPO, root / "hidden-only") if hidden else None
+    """mode -> grade_id -> score, every mode autograded by nbgrader in a scratch course.
+
+    `hidden`: the graded cells cut to their hidden tests, and the lesson cut to what they need.
+    """
+    source = cut_source(name, REPO, root / "hidden-only", hidden=True) if hidden else None
     course = ScratchCourse(root / "course-root", name, source=source)
     scores = {}
     for mode in MODES:

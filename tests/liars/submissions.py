@@ -9,12 +9,12 @@ in honest containers): a liar must never score more than its twin on any cell.
 from __future__ import annotations
 
 import ast
-import shutil
 from pathlib import Path
 
 import nbformat
 
-from tests.nbgrader_harness import fill_release, nbgrader_meta, solution_sources
+from tests.nbgrader_harness import case_sources, fill_release, nbgrader_meta, solution_sources
+from tests.notebook_cut import write_cut
 
 CORPUS = (Path(__file__).parent / "corpus.py").read_text(encoding="utf-8")
 LIARS = ("subclass", "duck")
@@ -53,21 +53,32 @@ def lying_notebook(source_nb, release_nb, mode: str):
     return fill_release(release_nb, lying_answers(source_nb, mode))
 
 
-def hidden_only_source(name: str, repo: Path, target: Path) -> Path:
-    """A copy of course/<name> whose graded cells hold only their hidden tests (with markers).
+def hidden_only(nb):
+    """A copy of `nb` whose graded cells hold only their hidden tests (with their markers).
 
     A liar fails a graded cell at its first visible check, so on the real notebook the hidden
     part of the cell never meets it; graded here, the hidden tests meet every liar themselves.
     Graded cells without hidden tests are kept whole.
     """
-    folder = target / name
-    shutil.copytree(repo / "course" / name, folder)
-    path = folder / f"{name}.ipynb"
-    nb = nbformat.read(path, as_version=4)
+    nb = nbformat.from_dict(nb)
     for cell in nb.cells:
         if nbgrader_meta(cell).get("grade") and "### BEGIN HIDDEN TESTS" in cell.source:
             start = cell.source.index("### BEGIN HIDDEN TESTS")
             end = cell.source.index("### END HIDDEN TESTS") + len("### END HIDDEN TESTS")
             cell.source = cell.source[start:end]
-    nbformat.write(nb, path)
+    return nb
+
+
+def cut_source(name: str, repo: Path, target: Path, hidden: bool) -> Path:
+    """A copy of course/<name> cut to what its graded cells need (tests/notebook_cut.py), with
+    the graded cells reduced to their hidden tests first when `hidden`. The cut keeps what the
+    cases of tests/cases read too: without `hidden` it is the cut tests/test_grading.py proves
+    with the solution (full marks on it).
+
+    The corpus added to the first solution cell reads none of the notebook's names, and each
+    cell's `liar_seal` wraps only what that cell defined, so the cut of the instructor notebook
+    is the cut of every lying one.
+    """
+    transform = hidden_only if hidden else None
+    folder, _ = write_cut(repo / "course" / name, name, target, transform, extra=case_sources(name))
     return folder
