@@ -156,6 +156,8 @@ class Statement:
     opaque: str = ""  # why the analysis cannot see through it ("" when it can)
 
 
+_READERS = {"print", "len", "repr", "str", "format", "isinstance", "issubclass", "type", "id",
+            "hash", "float", "int", "bool", "abs", "round", "callable"}
 _CONSUMERS = {"sum", "tuple", "list", "set", "frozenset", "dict", "min", "max", "any", "all",
               "sorted"}
 _EAGER = {"listcomp", "setcomp", "dictcomp"}  # nested scopes that run at once (not genexpr)
@@ -188,8 +190,9 @@ _WRITERS = {"savefig", "to_csv", "write_text", "write_bytes", "tofile", "save", 
 class _Walker:
     """Fills a Statement from its nodes; inside nested scopes only names global there count."""
 
-    def __init__(self, st: Statement, aliases: dict[str, str], shared: set[str], tree: ast.AST):
-        self.st, self.aliases, self.shared = st, aliases, shared
+    def __init__(self, st: Statement, aliases: dict[str, str], shared: set[str], tree: ast.AST,
+                 readers: frozenset[str]):
+        self.st, self.aliases, self.shared, self.readers = st, aliases, shared, readers
         self.late = st.late
         self.inner = {id(n.value) for n in ast.walk(tree) if isinstance(n, ast.Attribute)}
 
@@ -292,11 +295,13 @@ class _Walker:
                 st.opaque = st.opaque or f"may write a file (.{func.attr})"
             if path and _SETTER.match(func.attr) and not _channel(path):
                 st.opaque = st.opaque or f"sets module state ({path})"
+        if isinstance(func, ast.Name) and func.id in self.readers:
+            return  # print(x), len(x), ... read their arguments (unless the notebook rebinds them)
         for arg in [*node.args, *(k.value for k in node.keywords)]:
             self._add(st.passed, _root(arg, calls=False), nested)
 
 
-def _statement(node: ast.stmt, aliases: dict[str, str]) -> Statement:
+def _statement(node: ast.stmt, aliases: dict[str, str], readers: frozenset[str]) -> Statement:
     """The facts of one top-level statement (scopes by symtable, the rest by walking its AST)."""
     st = Statement()
     try:
@@ -308,7 +313,7 @@ def _statement(node: ast.stmt, aliases: dict[str, str]) -> Statement:
     st.reads |= top | nested
     st.late = late
     st.stores |= writes
-    _Walker(st, aliases, top | nested, node).visit(node)
+    _Walker(st, aliases, top | nested, node, readers).visit(node)
     if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
         st.kind, st.binds = "def", {node.name}
         st.stores.add(node.name)
@@ -366,13 +371,13 @@ def _literal(node: ast.AST) -> bool:
     return False
 
 
-def _statements(source: str, aliases: dict[str, str]) -> list[Statement]:
+def _statements(source: str, aliases: dict[str, str], readers: frozenset[str]) -> list[Statement]:
     python, opaque = _python(source)
     try:
         tree = ast.parse(python)
     except SyntaxError as error:
         return [Statement(opaque=f"cannot parse it ({error.msg})")]
-    found = [_statement(node, aliases) for node in tree.body]
+    found = [_statement(node, aliases, readers) for node in tree.body]
     if opaque:
         found.append(Statement(opaque=opaque))
     return found
@@ -451,18 +456,36 @@ class _Analysis:
         return free, touches, opaque
 
 
+def _rebound(trees: list[ast.Module]) -> set[str]:
+    """Every name the notebook binds (a builtin it rebinds is no longer the builtin)."""
+    found = set()
+    for tree in trees:
+        for n in ast.walk(tree):
+            if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load):
+                found.add(n.id)
+            elif isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+                found.add(n.name)
+    return found
+
+
+def _facts(nb, extra: dict[str, list[str]]) -> tuple[dict[int, list[list[Statement]]], _Analysis]:
+    """code cell index -> the statements of each of its sources (solution cells: also `extra`)."""
+    sources = {}
+    for i, cell in enumerate(nb.cells):
+        if cell.cell_type == "code":
+            meta = cell.metadata.get("nbgrader", {})
+            more = extra.get(meta.get("grade_id", ""), []) if meta.get("solution") else []
+            sources[i] = [cell.source, *more]
+    trees = [_parsed(s) for group in sources.values() for s in group]
+    aliases = _aliases(trees)
+    readers = frozenset(_READERS - _rebound(trees) - set(aliases))
+    parsed = {i: [_statements(s, aliases, readers) for s in group] for i, group in sources.items()}
+    return parsed, _Analysis([st for group in parsed.values() for src in group for st in src])
+
+
 def cut(nb, extra: dict[str, list[str]] | None = None) -> Cut:
     """`nb` cut to what its graded cells need; `extra`: solution grade_id -> other sources of it."""
-    extra = extra or {}
-    code = [i for i, c in enumerate(nb.cells) if c.cell_type == "code"]
-    sources = {}
-    for i in code:
-        meta = nb.cells[i].metadata.get("nbgrader", {})
-        more = extra.get(meta.get("grade_id", ""), []) if meta.get("solution") else []
-        sources[i] = [nb.cells[i].source, *more]
-    aliases = _aliases([_parsed(s) for i in code for s in sources[i]])
-    parsed = {i: [_statements(s, aliases) for s in sources[i]] for i in code}
-    analysis = _Analysis([st for i in code for src in parsed[i] for st in src])
+    parsed, analysis = _facts(nb, extra or {})
     kept: dict[int, str] = {}
     needs: dict[int, set[str]] = {}
     needed: set[str] = set()
