@@ -34,6 +34,7 @@ __all__ = [
     "DeepNetRun",
     "NotReady",
     "call_student",
+    "compare",
     "compare_to_torch",
     "comparison_table",
     "deep_net_gradients",
