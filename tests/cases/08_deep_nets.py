@@ -1,5 +1,6 @@
 """Alternative correct solutions and typical mistakes for course/08_deep_nets (batch norm, the
-whole-net backward pass one intermediate at a time, layer norm).
+whole-net backward pass one intermediate at a time, layer norm; then, from "Optimisers and
+dropout" on, sgd_momentum, rmsprop, adam, dropout).
 
 Autograded with the real nbgrader by tests/test_grading.py: every alternative must score full
 marks; every mistake must score 0 on exactly the cells in `must_fail` and full marks elsewhere.
@@ -226,3 +227,208 @@ MISTAKES = [
         "must_fail": [],
     },
 ]
+
+
+# ---------------------------------------------------------------- optimisers and dropout
+# Graded cells: optim_sgd_momentum_steps (2), optim_sgd_momentum_config (1), optim_rmsprop_steps
+# (2), optim_rmsprop_config (1), optim_adam_steps (2), optim_adam_first_step (1),
+# optim_adam_config (1), dropout_forward_train (2), dropout_forward_seed (1), dropout_forward_test
+# (1), dropout_backward_train (1), dropout_backward_test (1). Mistakes change one or two lines of
+# the reference answers (`_answer`: the solution without its markers). The backward cells of
+# dropout call the forward, so dropout_forward and dropout_backward cases share their cells.
+
+
+
+_SOLUTIONS = course_solutions("08_deep_nets")
+
+
+def _answer(gid: str) -> str:
+    """The reference solution cell `gid` as a student would submit it (markers removed)."""
+    lines = _SOLUTIONS[gid].splitlines(keepends=True)
+    return "".join(line for line in lines if line.strip() not in ("### BEGIN SOLUTION", "### END SOLUTION"))
+
+
+_MOMENTUM = _answer("optim_sgd_momentum")
+_RMSPROP = _answer("optim_rmsprop")
+_ADAM = _answer("optim_adam")
+_DROPOUT_FORWARD = _answer("dropout_forward")
+_DROPOUT_BACKWARD = _answer("dropout_backward")
+
+_OPTIM_ALTERNATIVES = {
+    # one entry at a time, the defaults merged into a new dict, the velocity copied before the loop.
+    "optim_sgd_momentum": '''\
+def sgd_momentum(w, dw, config=None):
+    config = {"learning_rate": 1e-2, "momentum": 0.9, **(config or {})}
+    lr, mu = config["learning_rate"], config["momentum"]
+    velocity = np.array(config.get("velocity", np.zeros(w.shape)), dtype=np.float64)
+    next_w = np.empty(w.shape)
+    for index in np.ndindex(w.shape):
+        velocity[index] = mu * velocity[index] - lr * dw[index]
+        next_w[index] = w[index] + velocity[index]
+    config["velocity"] = velocity
+    return next_w, config
+''',
+    # defaults without setdefault, the cache scaled and accumulated in place (on a fresh array).
+    "optim_rmsprop": '''\
+def rmsprop(w, dw, config=None):
+    if config is None:
+        config = {}
+    for key, value in (("learning_rate", 1e-2), ("decay_rate", 0.99), ("epsilon", 1e-8)):
+        if key not in config:
+            config[key] = value
+    rho = config["decay_rate"]
+    cache = config["cache"] * rho if "cache" in config else np.zeros_like(w)
+    cache += (1.0 - rho) * np.square(dw)
+    config["cache"] = cache
+    step = config["learning_rate"] * dw / (np.sqrt(cache) + config["epsilon"])
+    return w - step, config
+''',
+    # torch.optim.Adam's arrangement: m by lerp, step size lr / (1 - beta1^t), and
+    # denominator sqrt(v) / sqrt(1 - beta2^t) + eps.
+    "optim_adam": '''\
+def adam(w, dw, config=None):
+    config = {} if config is None else config
+    for key, value in {"learning_rate": 1e-3, "beta1": 0.9, "beta2": 0.999, "epsilon": 1e-8, "t": 0}.items():
+        config.setdefault(key, value)
+    config.setdefault("m", np.zeros_like(w))
+    config.setdefault("v", np.zeros_like(w))
+    config["t"] += 1
+    t, beta1, beta2 = config["t"], config["beta1"], config["beta2"]
+    config["m"] = config["m"] + (1 - beta1) * (dw - config["m"])
+    config["v"] = config["v"] * beta2 + (1 - beta2) * dw * dw
+    bias_correction1 = 1 - beta1 ** t
+    bias_correction2 = 1 - beta2 ** t
+    step_size = config["learning_rate"] / bias_correction1
+    denom = np.sqrt(config["v"]) / np.sqrt(bias_correction2) + config["epsilon"]
+    return w - step_size * config["m"] / denom, config
+''',
+}
+
+# An alternative pair for dropout (np.random.seed and np.random.rand, a boolean mask in the cache,
+# the test-mode input returned itself, the backward pass a loop over the kept units). Written as
+# one case, so that the two cells, which the backward checks both reach, cost one autograde run.
+_DROPOUT_ALTERNATIVE = {
+    "dropout_forward": '''\
+def dropout_forward(x, dropout_param):
+    p = dropout_param["p"]
+    if dropout_param["mode"] == "test":
+        return x, ("test", None, p)
+    if "seed" in dropout_param:
+        np.random.seed(dropout_param["seed"])
+    keep = np.random.rand(*x.shape) < p
+    out = np.where(keep, x / p, 0.0)
+    return out, ("train", keep, p)
+''',
+    "dropout_backward": '''\
+def dropout_backward(dout, cache):
+    mode, keep, p = cache
+    if mode == "test":
+        return dout
+    dx = np.zeros_like(dout)
+    for index in zip(*np.nonzero(keep)):
+        dx[index] = dout[index] / p
+    return dx
+''',
+}
+
+_OPTIM_MISTAKES = [
+    # --- sgd_momentum
+    {
+        # The new velocity is computed but never stored: every step starts again from zero.
+        "name": "sgd_momentum: velocity not stored in config",
+        "cells": {"optim_sgd_momentum": _edit(_MOMENTUM, '    config["velocity"] = v\n', "")},
+        "must_fail": ["optim_sgd_momentum_steps", "optim_sgd_momentum_config"],
+    },
+    {
+        # The velocity points downhill, the step is taken the other way.
+        "name": "sgd_momentum: the step goes uphill (w - v)",
+        "cells": {"optim_sgd_momentum": _edit(_MOMENTUM, "next_w = w + v", "next_w = w - v")},
+        # the config cell checks next_w for a given learning rate and velocity too
+        "must_fail": ["optim_sgd_momentum_steps", "optim_sgd_momentum_config"],
+    },
+    {
+        # PyTorch's convention, b = m b + dw and w - lr b: the same trajectory at a constant
+        # learning rate, but the stored velocity is not the v = next_w - w the brief asks for.
+        "name": "sgd_momentum: the velocity stored in torch's convention",
+        "cells": {"optim_sgd_momentum": _edit(
+            _MOMENTUM, 'v = config["momentum"] * v - config["learning_rate"] * dw\n    next_w = w + v',
+            'v = config["momentum"] * v + dw\n    next_w = w - config["learning_rate"] * v')},
+        "must_fail": ["optim_sgd_momentum_config"],
+    },
+    # --- rmsprop
+    {
+        "name": "rmsprop: the cache not square-rooted",
+        "cells": {"optim_rmsprop": _edit(_RMSPROP, '(np.sqrt(cache) + config["epsilon"])',
+                                         '(cache + config["epsilon"])')},
+        "must_fail": ["optim_rmsprop_steps"],
+    },
+    # --- adam
+    {
+        # Adam's paper's "efficient" ordering: the corrections folded into the learning rate, and
+        # epsilon added to sqrt(v) uncorrected. A hair away from torch's; within the tolerance.
+        "name": "adam: the corrections folded into the learning rate (equivalent)",
+        "cells": {"optim_adam": _edit(
+            _ADAM,
+            '    m_hat = m / (1 - beta1 ** t)\n    v_hat = v / (1 - beta2 ** t)\n'
+            '    next_w = w - config["learning_rate"] * m_hat / (np.sqrt(v_hat) + config["epsilon"])\n',
+            '    lr_t = config["learning_rate"] * np.sqrt(1 - beta2 ** t) / (1 - beta1 ** t)\n'
+            '    next_w = w - lr_t * m / (np.sqrt(v) + config["epsilon"])\n')},
+        "must_fail": [],
+    },
+    {
+        "name": "adam: no bias correction",
+        "cells": {"optim_adam": _edit(
+            _edit(_ADAM, "m_hat = m / (1 - beta1 ** t)", "m_hat = m"),
+            "v_hat = v / (1 - beta2 ** t)", "v_hat = v")},
+        "must_fail": ["optim_adam_steps", "optim_adam_first_step"],
+    },
+    {
+        # The correction made with the t of the previous step (0 at the first: a division by 0);
+        # the count stored afterwards is right, and so are m and v.
+        "name": "adam: t incremented after its use",
+        "cells": {"optim_adam": _edit(
+            _edit(_ADAM, 't = config.get("t", 0) + 1', 't = config.get("t", 0)'),
+            'config["m"], config["v"], config["t"] = m, v, t',
+            'config["m"], config["v"], config["t"] = m, v, t + 1')},
+        "must_fail": ["optim_adam_steps", "optim_adam_first_step"],
+    },
+    # --- dropout
+    {
+        "name": "dropout: np.random.rand, a boolean mask, a loop (equivalent)",
+        "cells": _DROPOUT_ALTERNATIVE,
+        "must_fail": [],
+    },
+    {
+        # Kept units equal x: the next layer sees inputs a factor p smaller than at test time.
+        # The backward pass multiplies by the same unscaled mask.
+        "name": "dropout not rescaled by 1/p",
+        "cells": {"dropout_forward": _edit(_DROPOUT_FORWARD, "mask = (rng.random(x.shape) < p) / p",
+                                           "mask = rng.random(x.shape) < p")},
+        "must_fail": ["dropout_forward_train", "dropout_backward_train"],
+    },
+    {
+        "name": "dropout applied at test time too",
+        "cells": {"dropout_forward": _edit(_DROPOUT_FORWARD, '    if mode == "train":\n',
+                                           "    if True:  # the mode is never looked at\n")},
+        # dropout_backward reads the mode from the cache: in test mode it still returns dout
+        "must_fail": ["dropout_forward_test"],
+    },
+    {
+        "name": "dropout: p taken as the drop probability",
+        "cells": {"dropout_forward": _edit(_DROPOUT_FORWARD, "mask = (rng.random(x.shape) < p) / p",
+                                           "mask = (rng.random(x.shape) >= p) / (1 - p)")},
+        "must_fail": ["dropout_forward_train", "dropout_backward_train"],
+    },
+    {
+        # A fresh mask in the backward pass: the gradient flows through units that were off.
+        "name": "dropout_backward draws a new mask",
+        "cells": {"dropout_backward": _edit(
+            _DROPOUT_BACKWARD, "dx = dout * mask",
+            'p = dropout_param["p"]\n'
+            '        dx = dout * (np.random.default_rng().random(dout.shape) < p) / p')},
+        "must_fail": ["dropout_backward_train"],
+    },
+]
+
+ALTERNATIVES |= _OPTIM_ALTERNATIVES
+MISTAKES += _OPTIM_MISTAKES
