@@ -195,6 +195,9 @@ class _Walker:
         self.st, self.aliases, self.shared, self.readers = st, aliases, shared, readers
         self.late = st.late
         self.inner = {id(n.value) for n in ast.walk(tree) if isinstance(n, ast.Attribute)}
+        # torch.randn(..., generator=g) draws from g, not from the global generator
+        self.own_generator = {id(n.func) for n in ast.walk(tree) if isinstance(n, ast.Call)
+                              and any(k.arg == "generator" for k in n.keywords)}
 
     def visit(self, node: ast.AST, nested: bool = False) -> None:
         self._node(node, nested)
@@ -275,7 +278,7 @@ class _Walker:
             st.reads.add(RNG_TORCH)
         if isinstance(node, ast.Attribute | ast.Name) and id(node) not in self.inner:
             path = _dotted(node, self.aliases)
-            if path and (channel := _channel(path)):
+            if path and (channel := _channel(path)) and id(node) not in self.own_generator:
                 st.reads.add(channel)
             if path and path.split(".")[0] in _SYSTEM:
                 st.opaque = st.opaque or f"uses {path}"
@@ -305,12 +308,14 @@ def _statement(node: ast.stmt, aliases: dict[str, str], readers: frozenset[str])
     """The facts of one top-level statement (scopes by symtable, the rest by walking its AST)."""
     st = Statement()
     try:
-        table = symtable.symtable(ast.unparse(node), "<cell>", "exec")
+        source = ast.unparse(node)
+        table = symtable.symtable(source, "<cell>", "exec")
     except SyntaxError as error:
         return Statement(opaque=f"cannot analyse it ({error})")
+    node = ast.parse(source).body[0]  # the line numbers symtable knows
     top = {sym.get_name() for sym in table.get_symbols() if sym.is_referenced()}
     nested, late, writes = _scopes(table)
-    st.reads |= top | nested
+    st.reads |= _block_reads([node], set(), _scope_globals(table), nested)
     st.late = late
     st.stores |= writes
     _Walker(st, aliases, top | nested, node, readers).visit(node)
@@ -328,12 +333,8 @@ def _statement(node: ast.stmt, aliases: dict[str, str], readers: frozenset[str])
         st.literal = simple and _literal(node.value)
         if isinstance(node.value, ast.Lambda) and simple and len(targets) == 1:
             st.kind = "def"
-    elif isinstance(node, ast.For | ast.AsyncFor):
-        # the body reads the loop variable it was just given (unless the iterable or else does)
-        st.reads -= _unpacked(node.target) - _loads(node.iter) - _loads(*node.orelse)
     elif isinstance(node, ast.With):
         st.binds = set().union(*(_unpacked(i.optional_vars) for i in node.items if i.optional_vars))
-        st.reads -= st.binds - _loads(*(i.context_expr for i in node.items))
     elif isinstance(node, ast.Expr) and isinstance(node.value, ast.Call):
         channel = _RESEEDS.get(_dotted(node.value.func, aliases) or "")
         if channel and not node.value.args or channel and all(
@@ -341,6 +342,94 @@ def _statement(node: ast.stmt, aliases: dict[str, str], readers: frozenset[str])
             st.reseeds = {channel}
             st.reads.discard(channel)
     return st
+
+
+_SCOPE_NAMES = {ast.Lambda: "lambda", ast.ListComp: "listcomp", ast.SetComp: "setcomp",
+                ast.DictComp: "dictcomp", ast.GeneratorExp: "genexpr"}
+Scopes = dict[tuple[str, int], set[str]]  # (scope name, line) -> the globals read inside it
+
+
+def _scope_globals(table: symtable.SymbolTable) -> Scopes:
+    """The globals read (or assigned) inside each nested scope of `table`, its own nested ones
+    included, keyed as `_here` finds them in the AST."""
+    found: Scopes = {}
+    for child in table.get_children():
+        inner = _scope_globals(child)
+        names = {sym.get_name() for sym in child.get_symbols()
+                 if sym.is_global() and (sym.is_referenced() or sym.is_assigned())}
+        names = names.union(*inner.values())
+        found.setdefault((child.get_name(), child.get_lineno()), set()).update(names)
+    return found
+
+
+def _here(node: ast.AST, scopes: Scopes, fallback: set[str]) -> set[str]:
+    """Names an expression or simple statement reads when it runs: its own loads, and for a
+    nested function, lambda, class or comprehension the globals it reads inside (by symtable;
+    `fallback`, all the statement's, when the scope is not found)."""
+    if isinstance(node, ast.Name):
+        return {node.id} if isinstance(node.ctx, ast.Load) else set()
+    if isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name):
+        return _here(node.value, scopes, fallback) | {node.target.id}
+    found = set()
+    if isinstance(node, _NESTED):
+        name = _SCOPE_NAMES.get(type(node), getattr(node, "name", ""))
+        found = scopes.get((name, node.lineno), fallback)
+    if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda):
+        args = node.args
+        parts = [*args.defaults, *(d for d in args.kw_defaults if d is not None)]
+        parts += getattr(node, "decorator_list", [])
+    elif isinstance(node, ast.ClassDef):
+        parts = [*node.bases, *(k.value for k in node.keywords), *node.decorator_list]
+    elif isinstance(node, ast.ListComp | ast.SetComp | ast.DictComp | ast.GeneratorExp):
+        parts = [node.generators[0].iter]
+    else:
+        parts = list(ast.iter_child_nodes(node))
+    return found.union(*(_here(p, scopes, fallback) for p in parts))
+
+
+def _definite(node: ast.stmt) -> set[str]:
+    """What a statement binds for sure once it completes (not in loops, branches, try)."""
+    if isinstance(node, ast.Assign):
+        return set().union(*(_unpacked(t) for t in node.targets))
+    if isinstance(node, ast.AnnAssign) and node.value is not None:
+        return _unpacked(node.target)
+    if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+        return {node.name}
+    if isinstance(node, ast.Import | ast.ImportFrom):
+        return {a.asname or a.name.split(".")[0] for a in node.names if a.name != "*"}
+    if isinstance(node, ast.With):
+        return set().union(*(_unpacked(i.optional_vars) for i in node.items if i.optional_vars))
+    return set()
+
+
+def _block_reads(body: list[ast.stmt], bound: set[str], scopes: Scopes, fallback: set[str]) -> set[str]:
+    """Names a block reads before it has bound them itself, statement by statement."""
+    def here(node: ast.AST) -> set[str]:
+        return _here(node, scopes, fallback)
+
+    def block(nodes: list[ast.stmt], names: set[str]) -> set[str]:
+        return _block_reads(nodes, names, scopes, fallback)
+
+    free: set[str] = set()
+    for node in body:
+        if isinstance(node, ast.For | ast.AsyncFor):
+            free |= here(node.iter) - bound
+            free |= block(node.body, bound | _unpacked(node.target)) | block(node.orelse, bound)
+        elif isinstance(node, ast.While | ast.If):
+            free |= here(node.test) - bound
+            free |= block(node.body, bound) | block(node.orelse, bound)
+        elif isinstance(node, ast.With | ast.AsyncWith):
+            free |= set().union(*(here(i.context_expr) for i in node.items)) - bound
+            free |= block(node.body, bound | _definite(node))
+        elif isinstance(node, ast.Try):
+            free |= block(node.body, bound) | block(node.orelse, bound) | block(node.finalbody, bound)
+            for handler in node.handlers:
+                free |= (here(handler.type) if handler.type else set()) - bound
+                free |= block(handler.body, bound | ({handler.name} if handler.name else set()))
+        else:
+            free |= here(node) - bound
+        bound = bound | _definite(node)
+    return free
 
 
 def _unpacked(target: ast.AST) -> set[str]:
@@ -447,7 +536,9 @@ class _Analysis:
         for statements in sources:
             bound: set[str] = set()
             for st in statements:
-                free |= self.closure(st.reads) - bound
+                # a name bound above in this cell holds a value built there, from what that
+                # statement read (already counted): only the others are looked up further
+                free |= self.closure(st.reads - bound) - bound
                 bound |= st.binds | st.reseeds
                 touches |= self.changes(st)
                 opaque = opaque or st.opaque

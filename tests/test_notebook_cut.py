@@ -113,10 +113,20 @@ def test_the_global_random_generator_is_state_until_seeded_again() -> None:
     assert _kept(seeded) == []
 
 
-def test_torch_layers_draw_from_torch_generator() -> None:
-    nb = _notebook(SOLUTION, _cell("import torch"), _cell("layer = torch.nn.Linear(2, 2)"),
-                   _cell("assert torch.rand(1) < 1", "graded:t"))
-    assert _kept(nb) == ["import torch", "layer = torch.nn.Linear(2, 2)"]
+def test_torch_layers_draw_from_torch_generator_but_a_generator_of_its_own_does_not() -> None:
+    layer = _cell("layer = torch.nn.Linear(2, 2)")
+    nb = _notebook(SOLUTION, _cell("import torch"), layer, _cell("assert torch.rand(1) < 1", "graded:t"))
+    seeded = "g = torch.Generator().manual_seed(0)\nassert torch.rand(1, generator=g) < 1"
+    own = _notebook(SOLUTION, _cell("import torch"), layer, _cell(seeded, "graded:t"))
+    assert _kept(nb) == ["import torch", layer.source]
+    assert _kept(own) == ["import torch"]
+
+
+def test_a_loop_variable_read_inside_a_lambda_is_the_loop_s() -> None:
+    graded = "for k in [1, 2]:\n    f = lambda: double(k) + OFFSET\n    assert f() == 2 * k + 1"
+    nb = _notebook(SOLUTION, _cell("k = 5"), _cell("OFFSET = 1"), _cell(graded, "graded:t"))
+    assert _kept(nb) == ["OFFSET = 1"]
+    assert _scores(cut(nb).notebook) == _scores(nb) == {"t": True}
 
 
 @pytest.mark.parametrize("source", ["%load_ext autoreload", "exec('y = 1')", "from os.path import *",
