@@ -629,8 +629,14 @@ def suspects(nb, result: Cut, grade_id: str, limit: int = 4) -> str:
     before = [i for i in reversed(result.dropped) if i < index and nb.cells[i].cell_type == "code"]
     if not before:
         return "the cut dropped no code cell before it"
-    named = [(i, sorted(_loads(_parsed(nb.cells[i].source)) & needs)) for i in before]
-    named = [f"cell {i} (mentions {', '.join(shared[:5])})" for i, shared in named if shared]
+    named = []
+    for i in before:
+        tree = _parsed(nb.cells[i].source)
+        binds, mentions = _rebound([tree]) & needs, _loads(tree) & needs
+        if binds or mentions:
+            what = [f"binds {', '.join(sorted(binds)[:5])}"] if binds else []
+            what += [f"mentions {', '.join(sorted(mentions - binds)[:5])}"] if mentions - binds else []
+            named.append(f"cell {i} ({'; '.join(what)})")
     if not named:  # nothing it reads by name: the nearest dropped cells
         named = [f"cell {i}: {nb.cells[i].source.strip().splitlines()[0][:60]!r}" for i in before]
     return f"the cut dropped {len(before)} code cells before it; suspects: " + "; ".join(named[:limit])

@@ -161,10 +161,12 @@ def test_reading_is_not_changing() -> None:
 
 
 def test_suspects_name_the_dropped_cells_a_failing_cell_reads() -> None:
-    nb = _notebook(SOLUTION, _cell("print(LIMIT)"), _cell("plot = 1"),
-                   _cell("assert double(LIMIT) == 4", "graded:test_limit"))
+    nb = _notebook(SOLUTION, _cell("def helper():\n    return 2"), _cell("print(LIMIT)"), _cell("plot = 1"),
+                   _cell("assert double(LIMIT) == helper() + 2", "graded:test_limit"))
     result = cut(nb)
-    assert "cell 2 (mentions LIMIT)" in suspects(nb, result, "test_limit")
+    result.dropped.append(2)  # as if the cut had dropped the helper
+    message = suspects(nb, result, "test_limit")
+    assert "cell 3 (mentions LIMIT)" in message and "cell 2 (binds helper)" in message
 
 
 @pytest.mark.parametrize("name", assignments())
