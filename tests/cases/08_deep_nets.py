@@ -332,6 +332,24 @@ def dropout_backward(dout, cache):
 }
 
 _OPTIM_MISTAKES = [
+    {
+        # Not a mistake: w updated in place and returned, as CS231n's own sgd does (the checks
+        # hand the rule copies, so the trajectory they keep is not changed behind their back).
+        "name": "not a mistake: sgd_momentum updates w in place",
+        "cells": {"optim_sgd_momentum": '''\
+def sgd_momentum(w, dw, config=None):
+    if config is None:
+        config = {}
+    config.setdefault("learning_rate", 1e-2)
+    config.setdefault("momentum", 0.9)
+    v = config.get("velocity", np.zeros_like(w))
+    v = config["momentum"] * v - config["learning_rate"] * dw
+    w += v
+    config["velocity"] = v
+    return w, config
+'''},
+        "must_fail": [],
+    },
     # --- sgd_momentum
     {
         # The new velocity is computed but never stored: every step starts again from zero.
