@@ -9,24 +9,28 @@ that no graded cell reads. `cut(nb)` keeps, in order:
 
 and drops everything else (markdown too). The analysis is static and errs towards keeping:
 
-- What a cell reads: the names it reads before binding them itself (statement by statement: a
-  name counts as bound only after an unconditional top-level assignment, def, class or import),
-  closed through every statement of the notebook that binds a name it reads (a function or class
-  body looks its globals up when it is called, an object built from other names may call them
-  later), with the scopes of nested functions resolved by `symtable`.
+- What a cell reads: the names it reads before binding them itself, in order through its
+  loops, branches, `with` and `try` blocks (a name counts as bound only after an unconditional
+  assignment, def, class, import or `with ... as`; a loop variable inside its loop), and the
+  globals its lambdas, comprehensions, functions and classes read (scopes by `symtable`); closed
+  through every statement of the notebook that binds a name it reads and did not bind itself (a
+  function or class body looks its globals up when it is called; a value built with functions,
+  classes or lambdas may call them later).
 - What a cell may change: every name it stores anywhere (also inside if/for/try), `del`s or
   declares `global` in a function it reaches, the root name of every attribute or item it stores
-  to, of every method it calls (but modules'), of every value it passes to a call, iterates
-  over or enters with `with` (but functions, classes and modules: names the notebook binds only
-  with def, class or import), and the same through every function it reaches.
+  to, of every method it calls (but modules') or `with` it enters, of every value it passes to a
+  call (but print, len, repr, str, isinstance, ...) or iterates over, and the same through every
+  function it reaches. Passing or iterating over functions, classes, modules (names the notebook
+  binds only with def, class or import) or names bound only to immutable literals changes nothing.
 - Hidden state is a pseudo-name: the global random generators `@numpy.random`, `@random` and
-  `@torch.random` (any draw, layer construction or init that consumes them; `np.random.seed(...)`
-  / `random.seed(...)` / `torch.manual_seed(...)` as a statement binds it again).
+  `@torch.random` (any draw, layer construction or init that consumes them, but a torch draw with
+  a `generator=` of its own; `np.random.seed(...)` / `random.seed(...)` / `torch.manual_seed(...)`
+  as a statement binds it again).
 - Opaque cells: IPython magics and shell lines, star imports, imports of `grader` modules, calls
   that set module state (`set_*`, `use_*`, `filterwarnings`, `seterr`, ...), stores into modules,
-  anything of `sys`, `os`, `importlib`, `builtins`, and calls to `open` (files), `exec`, `eval`,
-  `globals`, `locals`, `vars`, `setattr`, `delattr`, `__import__`, `get_ipython`. A kept cell that
-  reaches one of those dynamic names itself keeps every cell before it.
+  anything of `sys`, `os`, `importlib`, `builtins`, files opened to write or saved, and `exec`,
+  `eval`, `globals`, `locals`, `vars`, `setattr`, `delattr`, `__import__`, `get_ipython`. A kept
+  cell that reaches one of those dynamic names itself keeps every cell before it.
 
 `extra` adds alternative sources of solution cells (tests/cases): their reads and changes count
 as the solution's. The proof that a cut keeps what matters is dynamic: tests/test_grading.py runs
