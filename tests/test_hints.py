@@ -70,7 +70,7 @@ REG = 0.3
 
 
 def rnn_problem(n: int, t: int, d: int, h: int, seed: int) -> dict[str, np.ndarray]:
-    """A vanilla RNN problem as lesson 09 builds it (x, h0, Wx, Wh, b, dh)."""
+    """A vanilla RNN problem as lesson 10 builds it (x, h0, Wx, Wh, b, dh)."""
     rng = np.random.default_rng(seed)
     return {
         "x": rng.standard_normal((n, t, d)),
@@ -104,7 +104,7 @@ def rnn_backward(p: dict, *, carry: bool = True, accumulate: bool = True, slope_
 
 RNN_P = rnn_problem(3, 4, 2, 5, seed=81)
 RNN_RIGHT = rnn_backward(RNN_P)
-RNN_STEP = {  # one step of the same problem, as lesson 09's step_problem
+RNN_STEP = {  # one step of the same problem, as lesson 10's step_problem
     "x": RNN_P["x"][:, 0],
     "prev_h": RNN_P["h0"],
     "Wx": RNN_P["Wx"],

@@ -1,4 +1,4 @@
-"""Alternative correct solutions and typical mistakes for course/10_leaky_abstraction.
+"""Alternative correct solutions and typical mistakes for course/12_leaky_abstraction.
 
 Autograded with the real nbgrader by tests/test_grading.py: every alternative must score full
 marks; every mistake must score 0 on exactly the cells in `must_fail` and full marks elsewhere.

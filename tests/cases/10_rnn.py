@@ -1,4 +1,4 @@
-"""Alternative correct solutions and typical mistakes for course/09_rnn.
+"""Alternative correct solutions and typical mistakes for course/10_rnn.
 
 Autograded with the real nbgrader by tests/test_grading.py: every alternative must score full
 marks; every mistake must score 0 on exactly the cells in `must_fail` and full marks elsewhere.
