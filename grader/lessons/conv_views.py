@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import textwrap
 from collections.abc import Callable
+from typing import Any
 
 import ipywidgets as widgets
 import numpy as np
@@ -56,13 +57,15 @@ def _rectangle(xy: tuple[float, float], w: float, h: float):
     return Rectangle(xy, w, h, fill=False, ec="#ff7f0e", lw=2)
 
 
-def show_filters(w: np.ndarray, title: str = "") -> Figure:
-    """The filters of a first conv layer, w (F, 1, HH, WW), as F small grey images (a Figure)."""
+def show_filters(w: np.ndarray, title: str = "") -> Any:
+    """The filters of a first conv layer, w (F, 1, HH, WW), as F small images (a pyplot Figure)."""
+    import matplotlib.pyplot as plt
+
     w = np.asarray(w, dtype=np.float64)
     if w.ndim != 4 or w.shape[1] != 1:
         raise ToolkitInputError(f"show_filters needs w of shape (F, 1, HH, WW), got {w.shape}.")
-    fig = Figure(figsize=(1.2 * len(w), 1.6))
-    axes = np.atleast_1d(fig.subplots(1, len(w)))
+    fig, axes = plt.subplots(1, len(w), figsize=(1.2 * len(w), 1.6))
+    axes = np.atleast_1d(axes)
     limit = float(np.abs(w).max(initial=1e-12))
     for k, (ax, kernel) in enumerate(zip(axes, w[:, 0], strict=True)):
         ax.imshow(kernel, cmap="RdBu_r", vmin=-limit, vmax=limit)
