@@ -34,7 +34,15 @@ from ._validate import (
 )
 from .errors import BadReturnValue, CheckFailed, ToolkitInputError
 from .hint_context import checked_reg, checked_rnn, checked_weights, trailing_block
-from .hint_problems import checked_norm, checked_norm_test, checked_optim, checked_running
+from .hint_problems import (
+    checked_conv,
+    checked_lstm,
+    checked_norm,
+    checked_norm_test,
+    checked_optim,
+    checked_pool,
+    checked_running,
+)
 from .hints import Hint, checked_layer_pair, diagnose
 from .numgrad import (
     eval_numerical_gradient,
@@ -82,6 +90,9 @@ def check_close(
     norm_test: Any = None,
     running: Any = None,
     optim: Any = None,
+    lstm: Any = None,
+    conv: Any = None,
+    pool: Any = None,
 ) -> CheckResult:
     """Compare a value (forward output or gradient) with a reference; print; raise on failure.
 
@@ -92,8 +103,9 @@ def check_close(
     "value" (the wording of the hints), by default guessed from the name (dx, dW1, dL/dx, a
     name with "grad" or "slope": gradient; out, loss, scores: value); weights (a W shaped like
     expected, or square), reg (the L2 strength), rnn (the dict of a vanilla RNN problem), and
-    the training problems norm, norm_test, running and optim (grader.hint_problems) — passed to
-    the hint engine (see grader.hints.diagnose), checked even when the value is right.
+    the training problems norm, norm_test, running and optim and the layers lstm, conv and pool
+    (grader.hint_problems) — passed to the hint engine (see grader.hints.diagnose), checked even
+    when the value is right.
     Returns: the CheckResult (only when it passed; otherwise CheckFailed is raised).
     """
     __tracebackhide__ = True
@@ -107,7 +119,17 @@ def check_close(
     up = _checked_upstream(upstream, "upstream")
     layer = checked_layer_pair(layer_input, layer_output, exp.shape)
     extra = _checked_extra_context(
-        weights, reg, rnn, exp.shape, norm=norm, norm_test=norm_test, running=running, optim=optim
+        weights,
+        reg,
+        rnn,
+        exp.shape,
+        norm=norm,
+        norm_test=norm_test,
+        running=running,
+        optim=optim,
+        lstm=lstm,
+        conv=conv,
+        pool=pool,
     )
     result, line = _compare(
         name,
@@ -144,6 +166,9 @@ def check_gradient(
     reg: float | None = None,
     rnn: Any = None,
     norm: Any = None,
+    lstm: Any = None,
+    conv: Any = None,
+    pool: Any = None,
 ) -> CheckResult:
     """Compare an analytic gradient with the numerical gradient of f at x; print; raise.
 
@@ -152,9 +177,10 @@ def check_gradient(
     not change it in place: that is checked after every call of f); analytic — the student's
     gradient, shape S. batch_size defaults to dout.shape[0] when dout has 2 or more axes.
     batch_size, mask, upstream (defaults to dout), layer_input and layer_output (x and out of
-    an elementwise layer, shape S), weights, reg, rnn and norm are passed to the hint engine (for
-    the gradient of a regularised loss with respect to a weight matrix x: weights=x, reg=reg;
-    for a batchnorm or layernorm dx, dgamma or dbeta: norm, its problem dict).
+    an elementwise layer, shape S), weights, reg, rnn, norm, lstm, conv and pool are passed to
+    the hint engine (for the gradient of a regularised loss with respect to a weight matrix x:
+    weights=x, reg=reg; for a batchnorm or layernorm dx, dgamma or dbeta: norm, its problem dict;
+    for a gradient of an LSTM, a convolution or a max pool: lstm, conv or pool).
     Returns: the CheckResult (only when it passed; otherwise CheckFailed is raised).
     """
     __tracebackhide__ = True
@@ -165,7 +191,7 @@ def check_gradient(
     mask = optional_mask(mask, x.shape)
     hint_up = _checked_upstream(upstream, "upstream")
     layer = checked_layer_pair(layer_input, layer_output, x.shape)
-    extra = _checked_extra_context(weights, reg, rnn, x.shape, norm=norm)
+    extra = _checked_extra_context(weights, reg, rnn, x.shape, norm=norm, lstm=lstm, conv=conv, pool=pool)
     if dout is None:
         numeric = eval_numerical_gradient(f, x, h)
     else:
@@ -362,8 +388,8 @@ def _checked_upstream(value: Any, what: str) -> np.ndarray | None:
 def _checked_extra_context(
     weights: Any, reg: Any, rnn: Any, shape: tuple[int, ...], **problems: Any
 ) -> dict[str, Any]:
-    """weights, reg, rnn and the training problems (norm, norm_test, running, optim) for
-    diagnose, checked now against expected's shape (even when the value turns out right)."""
+    """weights, reg, rnn and the problems (norm, norm_test, running, optim, lstm, conv, pool)
+    for diagnose, checked now against expected's shape (even when the value turns out right)."""
     __tracebackhide__ = True
     checked_rnn(rnn)  # diagnose takes the dicts themselves
     for key, value in problems.items():
@@ -376,6 +402,9 @@ _PROBLEM_CHECKS = {
     "norm_test": checked_norm_test,
     "running": checked_running,
     "optim": checked_optim,
+    "lstm": checked_lstm,
+    "conv": checked_conv,
+    "pool": checked_pool,
 }
 
 

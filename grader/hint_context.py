@@ -25,13 +25,19 @@ from ._validate import (
 )
 from .errors import ToolkitInputError
 from .hint_problems import (
+    ConvProblem,
+    LstmProblem,
     NormProblem,
     NormTestProblem,
     OptimProblem,
+    PoolProblem,
     RunningProblem,
+    checked_conv,
+    checked_lstm,
     checked_norm,
     checked_norm_test,
     checked_optim,
+    checked_pool,
     checked_running,
 )
 
@@ -109,6 +115,9 @@ class HintContext:
     norm_test: NormTestProblem | None = None  # a test-mode batchnorm forward
     running: RunningProblem | None = None  # one running-average update
     optim: OptimProblem | None = None  # K steps of an update rule
+    lstm: LstmProblem | None = None  # an LSTM sequence or step (hint_problems)
+    conv: ConvProblem | None = None  # a convolution layer
+    pool: PoolProblem | None = None  # a max-pool layer
 
 
 #: A rule: (actual, ctx) -> the Hint it recognises, or None.
@@ -132,13 +141,17 @@ def make_context(
     norm_test: Any = None,
     running: Any = None,
     optim: Any = None,
+    lstm: Any = None,
+    conv: Any = None,
+    pool: Any = None,
 ) -> HintContext:
     """The checked arguments of `diagnose` (see there); raises ToolkitInputError on bad ones.
 
     expected becomes a finite float64 array of shape S; mask, layer_input and layer_output must
     be shaped S; kind None is guessed from the name (`is_gradient_name`), "gradient" without one;
     weights, reg and rnn are checked by `checked_weights`, `checked_reg` and `checked_rnn`;
-    norm, norm_test, running and optim by `grader.hint_problems` (against expected's shape).
+    norm, norm_test, running, optim, lstm, conv and pool by `grader.hint_problems` (against
+    expected's shape).
     """
     __tracebackhide__ = True
     exp = float64_array(expected, "expected")
@@ -165,6 +178,9 @@ def make_context(
         norm_test=checked_norm_test(norm_test, exp.shape),
         running=checked_running(running, exp.shape),
         optim=checked_optim(optim, exp.shape),
+        lstm=checked_lstm(lstm, exp.shape),
+        conv=checked_conv(conv, exp.shape),
+        pool=checked_pool(pool, exp.shape),
     )
 
 

@@ -14,9 +14,10 @@ factors, offsets, almost, partial), `hint_rules_batch` (wrong axis, rows of dout
 example, one example's outer product), `hint_rules_mask` (masks and slopes, the local slope
 alone, the inverted mask), `hint_rules_softmax` (the one-hot term), `hint_rules_weights` (a
 square W not transposed, the L2 term), `hint_rules_rnn` (backpropagation through time),
-`hint_rules_norm` (batchnorm and layernorm, test mode, running averages) and `hint_rules_optim`
-(SGD with momentum, RMSProp, Adam); `hint_problems` checks the training-problem contexts
-(norm, norm_test, running, optim) those last two need.
+`hint_rules_norm` (batchnorm and layernorm, test mode, running averages), `hint_rules_optim`
+(SGD with momentum, RMSProp, Adam), `hint_rules_lstm` (the LSTM's gates and cell state) and
+`hint_rules_conv` (convolution and max pool); `hint_problems` checks the problem contexts
+(norm, norm_test, running, optim, lstm, conv, pool) those last four need.
 They sit next to this module, not in a subpackage, because `short_traceback` shortens a
 traceback only when every frame is in a file directly inside grader/.
 """
@@ -28,6 +29,8 @@ from typing import Any
 import numpy as np
 
 from . import hint_rules_batch as batch
+from . import hint_rules_conv as convs
+from . import hint_rules_lstm as lstms
 from . import hint_rules_mask as masks
 from . import hint_rules_norm as norms
 from . import hint_rules_optim as optims
@@ -124,6 +127,30 @@ HINT_CODES: dict[str, str] = {
     "(needs optim).",
     "adam-t-after-use": "an Adam trajectory whose bias correction uses t before it is "
     "incremented (NaN from t = 0) (needs optim).",
+    "lstm-gate-order": "an LSTM quantity computed with the gates read from other blocks of a than "
+    "i, f, o, g (e.g. PyTorch's i, f, g, o), everywhere or in the backward's da only (needs lstm).",
+    "lstm-no-tanh-c-path": "an LSTM gradient where the cell state's gradient is dnext_c alone, "
+    "without the share that reaches next_c from dnext_h through o·tanh(next_c) (needs lstm).",
+    "lstm-no-forget-in-dprev-c": "an LSTM gradient with dprev_c = dc instead of dc·f: the forget "
+    "gate left out of the cell path (needs lstm).",
+    "lstm-no-cell-carry": "an LSTM sequence gradient where each step starts from a zero cell "
+    "gradient: dprev_c not carried from step t+1 to step t (needs lstm).",
+    "lstm-c-for-tanh-c": "an LSTM quantity with next_c where tanh(next_c) belongs: next_h = o·next_c, "
+    "or next_c in do or in the tanh's slope (needs lstm).",
+    "lstm-one-step": "an LSTM weight gradient holding one time step's share (first or last): `=` "
+    "instead of `+=` across the steps (needs lstm).",
+    "conv-flipped-kernel": "a convolution out, dx or dw computed with the kernel flipped (a true "
+    "convolution instead of the cross-correlation) (needs conv).",
+    "conv-padding-not-removed": "a convolution dx of the padded input's shape (N, C, H + 2p, W + 2p): "
+    "the padding not cropped away (needs conv).",
+    "conv-stride-ignored": "a convolution backward with its windows at (i, j) instead of "
+    "(i·stride, j·stride), or an out of the stride-1 shape (needs conv).",
+    "pool-every-element": "a max-pool dx with each window's gradient sent to (or shared among) "
+    "every element of the window instead of its maximum (needs pool).",
+    "pool-first-element": "a max-pool dx with each window's gradient sent to the window's first "
+    "(top-left) element instead of its maximum (needs pool).",
+    "pool-overwrite": "a max-pool dx written with `=` where overlapping windows must add their "
+    "gradients (+=) (needs pool).",
     "dropout-drop-probability": "a dropout keeping about 1 − p of the units (or rescaling by "
     "1/(1 − p)): p taken as the probability of dropping (check_dropout).",
     "dropout-not-rescaled": "a train-mode dropout whose kept units equal x instead of x / p "
@@ -157,9 +184,26 @@ PROBLEM_RULES: tuple[Rule, ...] = (
     optims.t_after_use,
 )
 
-#: The value rules, most specific first: the training problems', then the generic ones.
+#: The rules of the layer problems (lstm, conv, pool): each fires only on the exact
+#: recomputation of one mistake, so they are asked before the generic value rules.
+LAYER_RULES: tuple[Rule, ...] = (
+    lstms.one_step,
+    lstms.no_cell_carry,
+    lstms.no_forget_in_dprev_c,
+    lstms.no_tanh_c_path,
+    lstms.c_for_tanh_c,
+    lstms.gate_order,
+    convs.flipped_kernel,
+    convs.stride_ignored,
+    convs.pool_first_element,
+    convs.pool_every_element,
+    convs.pool_overwrite,
+)
+
+#: The value rules, most specific first: the training problems', the layers', then the generic ones.
 VALUE_RULES: tuple[Rule, ...] = (
     *PROBLEM_RULES,
+    *LAYER_RULES,
     scale.should_be_zero,
     scale.zero,
     scale.sign,
@@ -192,6 +236,9 @@ VALUE_RULES: tuple[Rule, ...] = (
     scale.partial,
 )
 
+#: The rules asked for an actual of another shape than expected, before the generic shape hints.
+SHAPE_RULES: tuple[Rule, ...] = convs.SHAPE_RULES
+
 #: The rules asked before the generic `nan` hint when actual holds NaN or inf (same signature).
 NON_FINITE_RULES: tuple[Rule, ...] = (optims.t_after_use_non_finite,)
 
@@ -215,6 +262,9 @@ def diagnose(
     norm_test: Any = None,
     running: Any = None,
     optim: Any = None,
+    lstm: Any = None,
+    conv: Any = None,
+    pool: Any = None,
 ) -> Hint | None:
     """The most likely explanation of why `actual` (student) differs from `expected`.
 
@@ -235,10 +285,14 @@ def diagnose(
     running, optim — the training problem of which expected is the right answer (see
     `grader.hint_problems`): a train-mode batchnorm/layernorm (expected out, dx (N, D), dgamma
     or dbeta (D,)), a test-mode batchnorm forward (out (N, D)), one running-average update (S),
-    or K steps of an update rule (the trajectory (K, *S)).
+    or K steps of an update rule (the trajectory (K, *S)); lstm, conv, pool — the layer of which
+    expected is a value or gradient (see `grader.hint_problems`): an LSTM sequence (x (N, T, D),
+    h0, Wx (D, 4H), Wh (H, 4H), b (4H,), dh) or step (x (N, D), prev_h, prev_c, ..., dnext_h,
+    dnext_c), gate order i, f, o, g; a convolution (x (N, C, H, W), w (F, C, HH, WW), b, dout,
+    stride, pad); a max pool (x, dout, pool_height, pool_width, stride).
     Returns: a Hint, or None when actual matches expected or nothing is recognised.
     Raises: ToolkitInputError for a bad expected, mask, batch_size, upstream, layer, kind,
-    weights, reg, rnn, norm, norm_test, running or optim.
+    weights, reg, rnn, norm, norm_test, running, optim, lstm, conv or pool.
     """
     __tracebackhide__ = True
     ctx = make_context(
@@ -257,6 +311,9 @@ def diagnose(
         norm_test=norm_test,
         running=running,
         optim=optim,
+        lstm=lstm,
+        conv=conv,
+        pool=pool,
     )
     return _diagnose_in(actual, ctx)
 
@@ -271,6 +328,10 @@ def _diagnose_in(actual: Any, ctx: HintContext) -> Hint | None:
         return not_an_array(actual, arr, ctx)
     values = arr.astype(np.float64)
     if arr.shape != ctx.expected.shape:
+        for rule in SHAPE_RULES:
+            hint = rule(values, ctx)
+            if hint is not None:
+                return hint
         return shape.wrong_shape(values, ctx)
     problem = dtype_problem(arr)
     if problem is not None:

@@ -10,6 +10,21 @@ import pytest
 
 from grader import HINT_CODES, CheckFailed, Hint, ToolkitInputError, check_dropout, diagnose
 from grader.hints import is_gradient_name
+from tests.test_hint_rules_conv import (
+    CONV,
+    CONV1,
+    CONV1_RIGHT,
+    CONV_RIGHT,
+    POOL,
+    POOL2,
+    POOL2_RIGHT,
+    POOL_RIGHT,
+    POOL_SHARED,
+    POOL_SHARED_RIGHT,
+    solve_conv,
+    solve_pool,
+)
+from tests.test_hint_rules_lstm import PYTORCH, SEQ, SEQ_RIGHT, STEP, STEP_RIGHT, solve_seq, solve_step
 from tests.test_hint_rules_norm import (
     BN,
     BN_RIGHT,
@@ -487,6 +502,90 @@ POSITIVE = [
         ADAM_RIGHT,
         {"optim": ADAM},
         [r"before it is incremented", r"divides by zero: NaN", r"increase t first"],
+    ),
+    (
+        "lstm-gate-order",
+        solve_step(STEP, forward={"order": PYTORCH})["dx"],
+        STEP_RIGHT["dx"],
+        {"lstm": STEP},
+        [r"in the order i, f, g, o — PyTorch's order", r"slice a into the gates"],
+    ),
+    (
+        "lstm-no-tanh-c-path",
+        solve_seq(SEQ, tanh_path=False)["dx"],
+        SEQ_RIGHT["dx"],
+        {"lstm": SEQ},
+        [r"only receives dnext_c", r"through the output gate and the tanh"],
+    ),
+    (
+        "lstm-no-forget-in-dprev-c",
+        solve_step(STEP, forget=False)["dprev_c"],
+        STEP_RIGHT["dprev_c"],
+        {"lstm": STEP},
+        [r"scaled by the forget gate", r"the line that computes dprev_c"],
+    ),
+    (
+        "lstm-no-cell-carry",
+        solve_seq(SEQ, carry_c=False)["dWh"],
+        SEQ_RIGHT["dWh"],
+        {"lstm": SEQ},
+        [r"zero cell gradient", r"the dprev_c that step t\+1 returned"],
+    ),
+    (
+        "lstm-c-for-tanh-c",
+        solve_step(STEP, forward={"c_out": True})["next_h"],
+        STEP_RIGHT["next_h"],
+        {"lstm": STEP},
+        [r"next_c where tanh\(next_c\) belongs", r"the line that computes next_h"],
+    ),
+    (
+        "lstm-one-step",
+        solve_seq(SEQ, accumulate=False)["db"],
+        SEQ_RIGHT["db"],
+        {"lstm": SEQ},
+        [r"t = 0 alone \(of 4 steps\)", r"\(\+=\)"],
+    ),
+    (
+        "conv-flipped-kernel",
+        solve_conv(CONV, flip=True)["dx"],
+        CONV_RIGHT["dx"],
+        {"conv": CONV},
+        [r"true convolution", r"cross-correlation", r"how w enters dx"],
+    ),
+    (
+        "conv-padding-not-removed",
+        solve_conv(CONV, crop=False)["dx"],
+        CONV_RIGHT["dx"],
+        {"conv": CONV},
+        [r"the shape of the padded input \(pad = 1", r"remove the 1 padded rows"],
+    ),
+    (
+        "conv-stride-ignored",
+        solve_conv(CONV, back_stride=1)["dw"],
+        CONV_RIGHT["dw"],
+        {"conv": CONV},
+        [r"row i·2, column j·2 \(stride = 2\)", r"where the backward's window starts"],
+    ),
+    (
+        "pool-every-element",
+        solve_pool(POOL, mode="every")["dx"],
+        POOL_RIGHT["dx"],
+        {"pool": POOL},
+        [r"added to every element of its window", r"only that element"],
+    ),
+    (
+        "pool-first-element",
+        solve_pool(POOL, mode="first")["dx"],
+        POOL_RIGHT["dx"],
+        {"pool": POOL},
+        [r"first \(top-left\) element", r"window's maximum"],
+    ),
+    (
+        "pool-overwrite",
+        solve_pool(POOL_SHARED, assign=True)["dx"],
+        POOL_SHARED_RIGHT["dx"],
+        {"pool": POOL_SHARED},
+        [r"written with `=`", r"add \(\+=\) instead of assigning"],
     ),
     (
         "partial",
@@ -993,6 +1092,10 @@ NEW_CONTEXTS = [  # (expected, context) of every rule of issue 13: the right ans
     (SGDM_RIGHT, {"optim": SGDM}),
     (RMSP_RIGHT, {"optim": RMSP}),
     (ADAM_RIGHT, {"optim": ADAM}),
+    *[(SEQ_RIGHT[k], {"lstm": SEQ}) for k in SEQ_RIGHT],
+    *[(STEP_RIGHT[k], {"lstm": STEP}) for k in STEP_RIGHT],
+    *[(CONV1_RIGHT[k], {"conv": CONV1}) for k in CONV1_RIGHT],
+    *[(POOL2_RIGHT[k], {"pool": POOL2}) for k in POOL2_RIGHT],
 ]
 
 
