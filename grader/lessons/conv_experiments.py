@@ -50,10 +50,10 @@ def conv_out_shape(x_shape: tuple[int, ...], w_shape: tuple[int, ...], stride: i
 def _checked(value: Any, shape: tuple[int, ...], what: str) -> np.ndarray:
     """value as a float64 array of `shape` with finite entries; else NotReady naming `what`."""
     if not numeric(value) or np.shape(value) != shape:
-        raise NotReady(f"{what} returned {describe(value)}; expected an array of shape {fmt_shape(shape)}.")
+        raise NotReady(f"{what} is {describe(value)}; expected an array of shape {fmt_shape(shape)}.")
     arr = np.array(value, dtype=np.float64)
     if not np.all(np.isfinite(arr)):
-        raise NotReady(f"{what} returned NaN or infinite values.")
+        raise NotReady(f"{what} holds NaN or infinite values.")
     return arr
 
 
@@ -80,7 +80,7 @@ class StudentConv:
                 f"w of shape {fmt_shape(w.shape)}, ...)")
         out, cache = _pair(call_student(self.forward, self.forward.__name__, x.copy(), w.copy(), b.copy(),
                                         {"stride": stride, "pad": pad}), what)
-        return _checked(out, shape, f"{what}'s out"), cache
+        return _checked(out, shape, f"the out of {what}"), cache
 
     def bwd(self, dout: np.ndarray, cache: Any, x_shape: tuple, w_shape: tuple) -> tuple[np.ndarray, ...]:
         """(dx, dw, db), checked against the shapes of x, w and b."""
@@ -304,7 +304,7 @@ def pool_routing(pool_forward: Callable, pool_backward: Callable, x: np.ndarray,
     shape = (n, c, 1 + (h - ph) // s, 1 + (w - pw) // s)
     what = f"max_pool_forward_naive(x of shape {fmt_shape(x.shape)}, {dict(pool_param)})"
     out, cache = _pair(call_student(pool_forward, "max_pool_forward_naive", x.copy(), dict(pool_param)), what)
-    out = _checked(out, shape, f"{what}'s out")
+    out = _checked(out, shape, f"the out of {what}")
     dx = call_student(pool_backward, "max_pool_backward_naive", np.ones(shape), cache)
     return out, _checked(dx, x.shape, "max_pool_backward_naive's dx")
 
