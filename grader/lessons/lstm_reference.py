@@ -113,11 +113,13 @@ def torch_lstm_step(x, prev_h, prev_c, Wx, Wh, b, dnext_h=None, dnext_c=None):
     return (*values, grads)
 
 
-def torch_lstm_truncated(x, h0, Wx, Wh, b, dh, chunk):
+def torch_lstm_truncated(x, h0, Wx, Wh, b, dh, chunk, reset_cell=False):
     """Truncated BPTT in PyTorch: chunks of `chunk` steps, the state (h, c) carried and detached.
 
     Returns (h, grads): every hidden state (N, T, H), the same as the full forward pass, and
     dWx, dWh, db summed over the chunks, each chunk's backward pass stopping at its first step.
+    reset_cell=True reproduces a classic mistake: the cell state restarts from zeros at every
+    chunk (as calling lstm_forward once per chunk does), only h being carried.
     """
     n, steps, d = x.shape
     hidden = _shapes_ok(x, h0, Wx, Wh, b)
@@ -129,6 +131,8 @@ def torch_lstm_truncated(x, h0, Wx, Wh, b, dh, chunk):
     states = []
     for start in range(0, steps, chunk):
         h, c = h.detach(), c.detach()        # the state carried, the graph cut
+        if reset_cell:
+            c = torch.zeros_like(c)
         loss = 0.0
         for t in range(start, min(start + chunk, steps)):
             h, c = cell(torch.tensor(x[:, t]), (h, c))
