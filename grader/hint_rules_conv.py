@@ -14,7 +14,8 @@ the layer's right quantities (out, dx, dw, db) and actual matches the mistaken o
   dw); in the shape rule, an out of the stride-1 shape;
 - `conv-padding-not-removed` (a shape rule): dx of the padded shape (N, C, H + 2p, W + 2p);
 - a db of shape (N, F, H', W'), (F, H', W') or (N, F) is dout summed over too few axes: the
-  shape rule says so under the code `not-summed-over-batch`;
+  shape rules say so under the code `not-summed-over-batch` (with conv, naming the axes left;
+  without, `summed_over_too_few_axes`, from the numbers alone);
 - `pool-every-element`: dout sent to every element of each window (or shared among them);
 - `pool-first-element`: dout sent to each window's first (top-left) element;
 - `pool-overwrite`: `=` instead of `+=` where windows overlap (the whole window assigned, or
@@ -42,6 +43,7 @@ __all__ = [
     "pool_first_element",
     "pool_overwrite",
     "stride_ignored",
+    "summed_over_too_few_axes",
 ]
 
 
@@ -343,5 +345,24 @@ def pool_overwrite(a: np.ndarray, ctx: HintContext) -> Hint | None:
     )
 
 
+def summed_over_too_few_axes(a: np.ndarray, ctx: HintContext) -> Hint | None:
+    """A shape rule without context: expected (F,), and actual (≥ 2 axes, one of length F) summed
+    over all its other axes is expected (a convolution's db of shape (N, F, H', W') or (F, H', W'))."""
+    e = ctx.expected
+    if e.ndim != 1 or e.shape[0] < 2 or a.ndim < 2 or a.shape[1:] == e.shape or a.size == e.size:
+        return None  # (N, F) and (1, F, 1, 1): the generic rules' not-summed-over-batch and reshape
+    for axis in (ax for ax in range(a.ndim) if a.shape[ax] == e.shape[0]):
+        total = a.sum(axis=tuple(ax for ax in range(a.ndim) if ax != axis))
+        if close(total, e, pair_tol(total, e)):
+            return Hint(
+                "not-summed-over-batch",
+                f"{ctx.who} has shape {fmt_shape(a.shape)}, but the expected one has shape "
+                f"{fmt_shape(e.shape)}: summed over every axis but axis {axis} it is exactly the expected "
+                "one. A bias gradient sums the upstream gradient over every axis the bias is broadcast "
+                "along (for a convolution's db: the batch and every output position).",
+            )
+    return None
+
+
 #: The shape rules of this module, asked before the generic `wrong_shape`.
-SHAPE_RULES = (conv_shape,)
+SHAPE_RULES = (conv_shape, summed_over_too_few_axes)

@@ -339,3 +339,13 @@ def test_bad_context_is_refused(kwargs, words):
         diagnose(expected, expected, **kwargs)
     with pytest.raises(ToolkitInputError, match=words):
         check_close("dx", expected, expected, **kwargs)
+
+
+@pytest.mark.parametrize("axes", [(0, 2, 3), (2, 3, 0), (1, 2)])
+def test_a_bias_gradient_summed_over_too_few_axes_is_named_without_context(axes):
+    dout = CONV["dout"]
+    wrong = {(0, 2, 3): dout, (2, 3, 0): dout.sum(axis=0), (1, 2): dout.sum(axis=0).reshape(4, -1)}[axes]
+    hint = diagnose(wrong, CONV_RIGHT["db"], name="db")
+    assert hint.code == "not-summed-over-batch" and "summed over every axis but axis" in hint.message
+    other = np.random.default_rng(9).standard_normal(wrong.shape)
+    assert diagnose(other, CONV_RIGHT["db"], name="db").code == "shape"
