@@ -212,7 +212,7 @@ def gate_order(a: np.ndarray, ctx: HintContext) -> Hint | None:
         "lstm-gate-order",
         f"{ctx.who} is what you get when the forward pass slices the gates right but the backward "
         f"pass puts their gradients back into da in the order {_order_text(found[1].back_order)}: "
-        f"da must have the layout of a — {_LAYOUT}. Look at the line that puts da together.",
+        f"da must have the layout of a: {_LAYOUT}. Look at the line that puts da together.",
     )
 
 
@@ -253,7 +253,7 @@ def no_cell_carry(a: np.ndarray, ctx: HintContext) -> Hint | None:
         f"{ctx.who} is what you get when each step's backward starts from a zero cell gradient: "
         "c_t is used by step t+1 (c_(t+1) = f·c_t + i·g), so step t must receive the dprev_c that "
         "step t+1 returned, just as it receives dprev_h. Look at the loop over the steps in "
-        "reverse: carry the cell gradient from one step to the one before, as the hidden one.",
+        "reverse: carry the cell gradient from one step to the one before, like the hidden one.",
     )
 
 

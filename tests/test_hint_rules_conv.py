@@ -349,3 +349,27 @@ def test_a_bias_gradient_summed_over_too_few_axes_is_named_without_context(axes)
     assert hint.code == "not-summed-over-batch" and "summed over every axis but axis" in hint.message
     other = np.random.default_rng(9).standard_normal(wrong.shape)
     assert diagnose(other, CONV_RIGHT["db"], name="db").code == "shape"
+
+
+def test_overwriting_only_the_maximum_is_named_too():
+    """CS231n's style: dx[n, c, i·s + r, j·s + q] = dout[n, c, i, j] at each window's argmax."""
+    p = POOL_SHARED
+    x, dout, dx = p["x"], p["dout"], np.zeros(p["x"].shape)
+    for i in range(dout.shape[2]):
+        for j in range(dout.shape[3]):
+            for c in range(x.shape[1]):
+                r, q = np.unravel_index(np.argmax(x[0, c, i : i + 3, j : j + 3]), (3, 3))
+                dx[0, c, i + r, j + q] = dout[0, c, i, j]
+    assert diagnose(dx, POOL_SHARED_RIGHT["dx"], name="dx", pool=p).code == "pool-overwrite"
+
+
+def test_check_gradient_takes_conv():
+    p = CONV1
+    wrong = solve_conv(p, flip=True)["dw"]
+
+    def f(w):
+        return conv_naive(p["x"], w, p["b"], 1, 2, p["dout"])["out"]
+
+    with pytest.raises(CheckFailed) as failure:
+        check_gradient("dw", f, p["w"].copy(), wrong, dout=p["dout"], conv=p)
+    assert failure.value.results[0].hint.code == "conv-flipped-kernel"
