@@ -158,10 +158,11 @@ def stride_ignored(a: np.ndarray, ctx: HintContext) -> Hint | None:
     )
 
 
-def _padding_not_removed(a: np.ndarray, ctx: HintContext, right: dict[str, np.ndarray]) -> Hint | None:
+def _padding_not_removed(a: np.ndarray, ctx: HintContext) -> Hint | None:
     """The shape hint for a dx of the padded input's shape."""
     p, e = ctx.conv, ctx.expected
-    if p.pad == 0 or a.shape != right["dx_padded"].shape:
+    n, c, h, w = p.x.shape
+    if p.pad == 0 or a.shape != (n, c, h + 2 * p.pad, w + 2 * p.pad):
         return None
     q = p.pad
     inner = a[:, :, q:-q, q:-q]
@@ -222,14 +223,29 @@ def _db_hint(a: np.ndarray, ctx: HintContext, kept: tuple[int, ...]) -> Hint:
     )
 
 
+def _name_from_shape(ctx: HintContext) -> str | None:
+    """The quantity expected is, told by its shape alone (when no other quantity has it): for
+    an expected that is not the problem's value (no dout given, or another problem's)."""
+    p = ctx.conv
+    shapes = {"out": p.out_shape, "dx": p.x.shape, "dw": p.w.shape, "db": p.b.shape}
+    names = [k for k, shape in shapes.items() if tuple(shape) == ctx.expected.shape]
+    return names[0] if len(names) == 1 else None
+
+
 def conv_shape(a: np.ndarray, ctx: HintContext) -> Hint | None:
-    """A shape rule: dx of the padded shape, out of the stride-1 shape, db summed over too few axes."""
+    """A shape rule: dx of the padded shape, out of the stride-1 shape, db summed over too few axes
+    (expected known as one of the layer's quantities by its value, else by an unambiguous shape)."""
+    if ctx.conv is None:
+        return None
     found = _conv_which(ctx)
     if found is None:
-        return None
-    name, right = found
+        name = _name_from_shape(ctx)
+        if name is None:
+            return None
+    else:
+        name = found[0]
     if name == "dx":
-        return _padding_not_removed(a, ctx, right)
+        return _padding_not_removed(a, ctx)
     if name == "out":
         return _stride_one_out(a, ctx)
     return _db_not_summed(a, ctx) if name == "db" else None

@@ -218,6 +218,9 @@ def test_padding_not_removed_says_whether_the_inside_is_right():
     wrong = solve_conv(CONV, crop=False, flip=True)["dx"]
     assert "not the expected dx yet" in diagnose(wrong, CONV_RIGHT["dx"], conv=CONV).message
     assert diagnose(wrong, CONV_RIGHT["dx"]).code != "conv-padding-not-removed"  # no context
+    # without dout the engine cannot recompute dx, but the shapes alone tell the story
+    hint = diagnose(solve_conv(CONV, crop=False)["dx"], CONV_RIGHT["dx"], conv=CONV_FORWARD)
+    assert hint.code == "conv-padding-not-removed"
 
 
 def test_a_stride_one_forward_is_named_by_its_shape():
