@@ -187,3 +187,24 @@ def test_explorer_shows_a_picture_of_its_default() -> None:
     explorer = gradient_explorer(fwd, bwd)
     assert explorer.png().startswith(b"\x89PNG")
     assert set(explorer.values()) == {"T", "forget_bias"}
+
+
+def test_memory_task() -> None:
+    from grader.lessons.lstm_training import memory_batch, memory_sweep, train_memory
+
+    x, y = memory_batch(np.random.default_rng(0), 5, 4, 3)
+    assert x.shape == (5, 4, 3) and np.array_equal(x[:, 0].argmax(axis=1), y) and not x[:, 1:].any()
+    with pytest.raises(ToolkitInputError):
+        memory_batch(np.random.default_rng(0), 5, 0, 3)
+    fwd, bwd, _, _ = _lesson_functions()
+    assert train_memory("lstm", 3, fwd, bwd, steps=40, seed=0) == 1.0   # a gap of 3 steps is easy
+
+    def missing(*_):
+        raise NotImplementedError
+
+    with pytest.raises(NotReady):
+        train_memory("lstm", 3, missing, missing, steps=1)
+    result = memory_sweep(missing, missing, lengths=(2,), seeds=(0,), steps=2)
+    assert result.lstm is None and "lstm_forward" in result.table()
+    with pytest.raises(ToolkitInputError):
+        train_memory("gru", 3)
