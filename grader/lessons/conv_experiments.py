@@ -57,6 +57,16 @@ def _checked(value: Any, shape: tuple[int, ...], what: str) -> np.ndarray:
     return arr
 
 
+def _call(func: Callable, name: str, *args: Any, in_view: bool = False) -> Any:
+    """call_student, its messages worded for a cell ("run this cell again") unless `in_view`."""
+    try:
+        return call_student(func, name, *args)
+    except NotReady as why:
+        if in_view:
+            raise
+        raise NotReady(str(why).replace("then move a control here.", "then run this cell again.")) from None
+
+
 def _pair(value: Any, what: str) -> tuple[Any, Any]:
     if not isinstance(value, (tuple, list)) or len(value) != 2:
         raise NotReady(f"{what} returned {describe(value)}; expected a tuple (out, cache).")
@@ -71,6 +81,7 @@ class StudentConv:
     forward: Callable
     backward: Callable
     name: str = "conv"  # the implementation's name in messages: "conv_forward_im2col" ...
+    in_view: bool = False  # messages for a widget ("move a control") or for a cell ("run it again")
 
     def fwd(self, x: np.ndarray, w: np.ndarray, b: np.ndarray, stride: int,
             pad: int) -> tuple[np.ndarray, Any]:
@@ -78,14 +89,14 @@ class StudentConv:
         shape = conv_out_shape(x.shape, w.shape, stride, pad)
         what = (f"{self.forward.__name__}(x of shape {fmt_shape(x.shape)}, "
                 f"w of shape {fmt_shape(w.shape)}, ...)")
-        out, cache = _pair(call_student(self.forward, self.forward.__name__, x.copy(), w.copy(), b.copy(),
-                                        {"stride": stride, "pad": pad}), what)
+        out, cache = _pair(_call(self.forward, self.forward.__name__, x.copy(), w.copy(), b.copy(),
+                                 {"stride": stride, "pad": pad}, in_view=self.in_view), what)
         return _checked(out, shape, f"the out of {what}"), cache
 
     def bwd(self, dout: np.ndarray, cache: Any, x_shape: tuple, w_shape: tuple) -> tuple[np.ndarray, ...]:
         """(dx, dw, db), checked against the shapes of x, w and b."""
         name = self.backward.__name__
-        grads = call_student(self.backward, name, dout.copy(), cache)
+        grads = _call(self.backward, name, dout.copy(), cache, in_view=self.in_view)
         if not isinstance(grads, (tuple, list)) or len(grads) != 3:
             raise NotReady(f"{name} returned {describe(grads)}; expected a tuple (dx, dw, db).")
         shapes = (x_shape, w_shape, (w_shape[0],))
@@ -93,12 +104,12 @@ class StudentConv:
                      for g, s, label in zip(grads, shapes, ("dx", "dw", "db"), strict=True))
 
 
-def student_conv(forward: Callable, backward: Callable) -> StudentConv:
-    """The student's pair of convolution functions, wrapped for the experiments."""
+def student_conv(forward: Callable, backward: Callable, in_view: bool = False) -> StudentConv:
+    """The student's pair of convolution functions, wrapped for the experiments (in_view: for a widget)."""
     if not callable(forward) or not callable(backward):
         raise ToolkitInputError(f"expected two functions (forward, backward), got {describe(forward)} "
                                 f"and {describe(backward)}.")
-    return StudentConv(forward, backward, getattr(forward, "__name__", "conv"))
+    return StudentConv(forward, backward, getattr(forward, "__name__", "conv"), in_view)
 
 
 def _best_time(fn: Callable[[], Any], repeats: int) -> float:
@@ -145,9 +156,8 @@ def conv_speed(impls: Mapping[str, tuple[Callable, Callable, int]], x: np.ndarra
         try:
             out, cache = conv.fwd(x, w, b, stride, pad)  # checked once, untimed
             conv.bwd(dout, cache, x.shape, w.shape)
-            t_fwd = _best_time(lambda f=forward, n=label: call_student(f, n, x, w, b, dict(conv_param)),
-                               repeats)
-            t_bwd = _best_time(lambda f=backward, n=label, c=cache: call_student(f, n, dout, c), repeats)
+            t_fwd = _best_time(lambda f=forward, n=label: _call(f, n, x, w, b, dict(conv_param)), repeats)
+            t_bwd = _best_time(lambda f=backward, n=label, c=cache: _call(f, n, dout, c), repeats)
         except NotReady as why:
             missing[label] = str(why)
             continue
@@ -262,14 +272,16 @@ def train_conv_net(conv_forward: Callable, conv_backward: Callable,
 
 
 def unit_input_gradient(conv_forward: Callable, conv_backward: Callable, size: int, kernel: int,
-                        stride: int = 1, pad: int = 0, layers: int = 1) -> tuple[np.ndarray, list[tuple]]:
+                        stride: int = 1, pad: int = 0, layers: int = 1,
+                        in_view: bool = False) -> tuple[np.ndarray, list[tuple]]:
     """|∂out/∂x| for the centre unit of the last of `layers` stacked 1-channel convolutions.
 
     Every kernel is all ones (so the gradient counts the paths from each pixel to the unit),
     biases 0, input size×size. Returns (the (size, size) gradient image, the output shape of
-    every layer). Raises NotReady when a layer's output would be empty or the student's code fails.
+    every layer). Raises NotReady when a layer's output would be empty or the student's code fails
+    (in_view: its messages worded for a widget).
     """
-    conv = student_conv(conv_forward, conv_backward)
+    conv = student_conv(conv_forward, conv_backward, in_view)
     w = np.ones((1, 1, kernel, kernel))
     b = np.zeros(1)
     x = np.random.default_rng(0).normal(size=(1, 1, size, size))
@@ -303,9 +315,9 @@ def pool_routing(pool_forward: Callable, pool_backward: Callable, x: np.ndarray,
     n, c, h, w = x.shape
     shape = (n, c, 1 + (h - ph) // s, 1 + (w - pw) // s)
     what = f"max_pool_forward_naive(x of shape {fmt_shape(x.shape)}, {dict(pool_param)})"
-    out, cache = _pair(call_student(pool_forward, "max_pool_forward_naive", x.copy(), dict(pool_param)), what)
+    out, cache = _pair(_call(pool_forward, "max_pool_forward_naive", x.copy(), dict(pool_param)), what)
     out = _checked(out, shape, f"the out of {what}")
-    dx = call_student(pool_backward, "max_pool_backward_naive", np.ones(shape), cache)
+    dx = _call(pool_backward, "max_pool_backward_naive", np.ones(shape), cache)
     return out, _checked(dx, x.shape, "max_pool_backward_naive's dx")
 
 

@@ -85,10 +85,13 @@ def _nonzero_box(image: np.ndarray) -> tuple[int, int, int, int] | None:
 
 
 def receptive_field_figure(conv_forward: Callable, conv_backward: Callable, *, size: int = 16,
-                           kernel: int = 3, stride: int = 1, pad: int = 0, layers: int = 2) -> Figure:
-    """∂out/∂x of the centre unit of `layers` stacked convolutions (all-ones kernels), on the input grid."""
+                           kernel: int = 3, stride: int = 1, pad: int = 0, layers: int = 2,
+                           in_view: bool = False) -> Figure:
+    """∂out/∂x of the centre unit of `layers` stacked convolutions (all-ones kernels), on the input grid
+    (in_view: messages worded for a widget)."""
     try:
-        image, shapes = unit_input_gradient(conv_forward, conv_backward, size, kernel, stride, pad, layers)
+        image, shapes = unit_input_gradient(conv_forward, conv_backward, size, kernel, stride, pad, layers,
+                                            in_view)
     except NotReady as why:
         return message_figure(str(why))
     fig = Figure(figsize=(5.6, 4.2))
@@ -109,7 +112,7 @@ def receptive_field_explorer(conv_forward: Callable, conv_backward: Callable, *,
 
     def draw(kernel: int, stride: int, pad: int, layers: int) -> Figure:
         return receptive_field_figure(conv_forward, conv_backward, size=size, kernel=kernel, stride=stride,
-                                      pad=pad, layers=layers)
+                                      pad=pad, layers=layers, in_view=True)
 
     return SliderPlot(
         draw,
