@@ -222,4 +222,13 @@ MISTAKES = [
         "cells": _IM2COL_AS_STRIDED,
         "must_fail": [],
     },
+    {
+        # Section 2's full convolution written as a correlation: the padded, dilated dout slid over
+        # the kernel as it is, without turning it by 180°.
+        "name": "dx as a full convolution of dout with the kernel not flipped",
+        "cells": {**_IM2COL_AS_STRIDED,
+                  "conv_backward_im2col": _edit(_IM2COL_AS_STRIDED["conv_backward_im2col"],
+                                                "w[:, :, ::-1, ::-1], optimize=True)", "w, optimize=True)")},
+        "must_fail": ["test_conv_im2col_dx"],
+    },
 ]
