@@ -10,8 +10,8 @@ loops over the kernel's or the window's offsets only) and fires only when expect
 the layer's right quantities (out, dx, dw, db) and actual matches the mistaken one exactly:
 
 - `conv-flipped-kernel`: a true convolution, w[:, :, ::-1, ::-1] (out, dx, or dw flipped);
-- `conv-stride-ignored`: the backward's windows at positions (i, j) instead of (i·s, j·s) (dx,
-  dw); in the shape rule, an out of the stride-1 shape;
+- `conv-stride-ignored`: the backward's windows at positions (i, j) instead of (i·s, j·s), or
+  with the stride along one axis only (dx, dw); in the shape rule, an out of the stride-1 shape;
 - `conv-padding-not-removed` (a shape rule): dx of the padded shape (N, C, H + 2p, W + 2p);
 - a db of shape (N, F, H', W'), (F, H', W') or (N, F) is dout summed over too few axes: the
   shape rules say so under the code `not-summed-over-batch` (with conv, naming the axes left;
@@ -47,31 +47,36 @@ __all__ = [
 ]
 
 
-def _windows(xp: np.ndarray, size: tuple[int, int], step: int, count: tuple[int, int]) -> np.ndarray:
-    """The count[0] × count[1] windows of `size` of xp (N, C, H, W) at `step`: (N, C, h', w', *size)."""
+Steps = tuple[int, int]  # the step between windows along the rows and along the columns
+
+
+def _windows(xp: np.ndarray, size: tuple[int, int], step: Steps, count: tuple[int, int]) -> np.ndarray:
+    """The count[0] × count[1] windows of `size` of xp (N, C, H, W), `step` apart: (N, C, h', w', *size)."""
     view = sliding_window_view(xp, size, axis=(2, 3))
-    return view[:, :, : step * (count[0] - 1) + 1 : step, : step * (count[1] - 1) + 1 : step]
+    (r, c), (ho, wo) = step, count
+    return view[:, :, : r * (ho - 1) + 1 : r, : c * (wo - 1) + 1 : c]
 
 
-def _add_at_offsets(dxp: np.ndarray, parts: np.ndarray, step: int) -> None:
-    """dxp (N, C, Hp, Wp) += each window's gradient parts (N, C, h', w', k, l), the windows at
-    `step`: one strided slice per offset (k, l) of the window."""
+def _add_at_offsets(dxp: np.ndarray, parts: np.ndarray, step: Steps) -> None:
+    """dxp (N, C, Hp, Wp) += each window's gradient parts (N, C, h', w', k, l), the windows
+    `step` apart: one strided slice per offset (k, l) of the window."""
     _, _, ho, wo, kh, kw = parts.shape
+    r, c = step
     for k in range(kh):
         for m in range(kw):
-            rows, cols = slice(k, k + step * (ho - 1) + 1, step), slice(m, m + step * (wo - 1) + 1, step)
+            rows, cols = slice(k, k + r * (ho - 1) + 1, r), slice(m, m + c * (wo - 1) + 1, c)
             dxp[:, :, rows, cols] += parts[..., k, m]
 
 
 # ----------------------------------------------------------------------------- convolution
 
 
-def _conv(p: ConvProblem, *, flip: bool = False, back_step: int | None = None) -> dict[str, np.ndarray]:
+def _conv(p: ConvProblem, *, flip: bool = False, back_step: Steps | None = None) -> dict[str, np.ndarray]:
     """out (N, F, H', W') and, when p.dout is given, dx (like x), dx_padded (the padded x's
     shape), dw (like w) and db (F,) of the convolution p.
 
     flip — the kernel rotated by 180° (a true convolution, forward and backward); back_step —
-    the step between the backward's windows (default the stride).
+    the steps between the backward's windows along the rows and the columns (default the stride).
     """
     n, c, h, w = p.x.shape
     f, _, kh, kw = p.w.shape
@@ -79,12 +84,13 @@ def _conv(p: ConvProblem, *, flip: bool = False, back_step: int | None = None) -
     pad = p.pad
     xp = np.pad(p.x, ((0, 0), (0, 0), (pad, pad), (pad, pad)))
     kernel = (p.w[:, :, ::-1, ::-1] if flip else p.w).reshape(f, -1)
-    cols = _windows(xp, (kh, kw), p.stride, (ho, wo)).transpose(0, 2, 3, 1, 4, 5).reshape(n * ho * wo, -1)
+    stride = (p.stride, p.stride)
+    cols = _windows(xp, (kh, kw), stride, (ho, wo)).transpose(0, 2, 3, 1, 4, 5).reshape(n * ho * wo, -1)
     out = (cols @ kernel.T).reshape(n, ho, wo, f).transpose(0, 3, 1, 2) + p.b[None, :, None, None]
     if p.dout is None:
         return {"out": out}
-    step = p.stride if back_step is None else back_step
-    if step != p.stride:
+    step = stride if back_step is None else back_step
+    if step != stride:
         cols = _windows(xp, (kh, kw), step, (ho, wo)).transpose(0, 2, 3, 1, 4, 5).reshape(n * ho * wo, -1)
     d = p.dout.transpose(0, 2, 3, 1).reshape(-1, f)  # (N·H'·W', F)
     dw = (d.T @ cols).reshape(p.w.shape)
@@ -146,13 +152,22 @@ def stride_ignored(a: np.ndarray, ctx: HintContext) -> Hint | None:
     if found is None or found[0] not in ("dx", "dw") or ctx.conv.stride == 1:
         return None
     name, right = found
-    if not mistake_matches(a, right[name], _conv(ctx.conv, back_step=1)[name]):
-        return None
     s = ctx.conv.stride
+    steps = {(1, 1): "row i, column j", (1, s): f"row i, column j·{s}", (s, 1): f"row i·{s}, column j"}
+    where = next(
+        (
+            w
+            for step, w in steps.items()
+            if mistake_matches(a, right[name], _conv(ctx.conv, back_step=step)[name])
+        ),
+        None,
+    )
+    if where is None:
+        return None
     return Hint(
         "conv-stride-ignored",
-        f"{ctx.who} is what you get when the backward pass puts output (i, j)'s window at row i, "
-        f"column j of the padded input instead of row i·{s}, column j·{s} (stride = {s}): each "
+        f"{ctx.who} is what you get when the backward pass puts output (i, j)'s window at {where} "
+        f"of the padded input instead of row i·{s}, column j·{s} (stride = {s}): each "
         "output's gradient goes back to the window it was computed from. Look at where the "
         "backward's window starts (the loop indices, or the positions of its im2col).",
     )
@@ -265,7 +280,7 @@ def _pool(p: PoolProblem, mistake: str = "") -> dict[str, np.ndarray]:
     n, c, _, _ = p.x.shape
     _, _, ho, wo = p.out_shape
     size = p.height * p.width
-    flat = _windows(p.x, (p.height, p.width), p.stride, (ho, wo)).reshape(n, c, ho, wo, size)
+    flat = _windows(p.x, (p.height, p.width), (p.stride, p.stride), (ho, wo)).reshape(n, c, ho, wo, size)
     arg = flat.argmax(axis=-1)
     out = np.take_along_axis(flat, arg[..., None], axis=-1)[..., 0]
     if p.dout is None:
@@ -281,7 +296,7 @@ def _pool(p: PoolProblem, mistake: str = "") -> dict[str, np.ndarray]:
     else:
         onehot = np.eye(size)[arg]
     parts = (onehot * p.dout[..., None]).reshape(n, c, ho, wo, p.height, p.width)
-    _add_at_offsets(dx, parts, p.stride)
+    _add_at_offsets(dx, parts, (p.stride, p.stride))
     return {"out": out, "dx": dx}
 
 

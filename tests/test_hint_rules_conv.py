@@ -37,12 +37,13 @@ def conv_naive(x, w, b, stride, pad, dout, *, flip=False, back_stride=None, crop
                         + b[f]
                     )
     s = stride if back_stride is None else back_stride
+    rs, cs = s if isinstance(s, tuple) else (s, s)
     dxp, dk = np.zeros(xp.shape), np.zeros(w.shape)
     for n in range(N):
         for f in range(F):
             for i in range(Ho):
                 for j in range(Wo):
-                    window = (n, slice(None), slice(i * s, i * s + HH), slice(j * s, j * s + WW))
+                    window = (n, slice(None), slice(i * rs, i * rs + HH), slice(j * cs, j * cs + WW))
                     dxp[window] += k[f] * dout[n, f, i, j]
                     dk[f] += xp[window] * dout[n, f, i, j]
     dw = dk[:, :, ::-1, ::-1] if flip else dk
@@ -169,6 +170,8 @@ CONV_CASES = [
     ("conv-flipped-kernel", CONV, {"flip": True}, ("out", "dx", "dw")),
     ("conv-flipped-kernel", CONV1, {"flip": True}, ("out", "dx", "dw")),
     ("conv-stride-ignored", CONV, {"back_stride": 1}, ("dx", "dw")),
+    ("conv-stride-ignored", CONV, {"back_stride": (2, 1)}, ("dx", "dw")),
+    ("conv-stride-ignored", CONV, {"back_stride": (1, 2)}, ("dx",)),
     ("conv-padding-not-removed", CONV, {"crop": False}, ("dx",)),
     ("conv-padding-not-removed", CONV1, {"crop": False}, ("dx",)),
 ]
@@ -376,3 +379,8 @@ def test_check_gradient_takes_conv():
     with pytest.raises(CheckFailed) as failure:
         check_gradient("dw", f, p["w"].copy(), wrong, dout=p["dout"], conv=p)
     assert failure.value.results[0].hint.code == "conv-flipped-kernel"
+
+
+def test_stride_ignored_says_along_which_axis():
+    wrong = solve_conv(CONV, back_stride=(2, 1))["dx"]
+    assert "at row i·2, column j of the padded input" in diagnose(wrong, CONV_RIGHT["dx"], conv=CONV).message
