@@ -18,7 +18,7 @@ from .live_plot import SliderPlot
 from .lstm_models import StudentLSTM, VanillaRNN, init_lstm, init_rnn
 from .student_calls import NotReady, call_student
 
-__all__ = ["GradientReach", "cell_path", "gradient_explorer", "gradient_reach"]
+__all__ = ["GradientReach", "cell_path", "draw_reach", "gradient_explorer", "gradient_reach"]
 
 #: The demonstrations' sizes: D inputs, H units, one batch of N sequences.
 D, H, N = 8, 32, 4
