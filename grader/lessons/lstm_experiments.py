@@ -15,7 +15,7 @@ from matplotlib.figure import Figure
 
 from ..errors import ToolkitInputError
 from .live_plot import SliderPlot
-from .lstm_models import StudentLSTM, VanillaRNN, init_lstm, init_rnn
+from .lstm_models import StudentLSTM, VanillaRNN, for_cell, init_lstm, init_rnn
 from .student_calls import NotReady, call_student
 
 __all__ = ["GradientReach", "cell_path", "draw_reach", "gradient_explorer", "gradient_reach"]
@@ -56,12 +56,13 @@ def _reach(model, x: np.ndarray, g: np.ndarray) -> np.ndarray:
 
 
 def gradient_reach(lstm_forward: Callable, lstm_backward: Callable, T: int = 60,
-                   forget_bias: float = 1.0, seed: int = 0) -> GradientReach:
+                   forget_bias: float = 1.0, seed: int = 0, widget: bool = False) -> GradientReach:
     """The gradient reaching every step t for the vanilla RNN and for your LSTM.
 
     Both read the same inputs x (N, T, D) and get the same gradient at their last state; their
     weights are drawn alike (entries of variance 1/fan-in, the LSTM's four blocks each like the
-    RNN's matrix), biases zero except the LSTM's forget gate (forget_bias).
+    RNN's matrix), biases zero except the LSTM's forget gate (forget_bias). widget: word a
+    NotReady message for the explorer's controls rather than for a cell.
     """
     _check_length(T)
     x, g, rng = _problem(T, seed)
@@ -70,11 +71,19 @@ def gradient_reach(lstm_forward: Callable, lstm_backward: Callable, T: int = 60,
     try:
         lstm = _reach(StudentLSTM(params, lstm_forward, lstm_backward), x, g)
     except NotReady as why:
-        return GradientReach(rnn, None, T, forget_bias, str(why))
+        return GradientReach(rnn, None, T, forget_bias, str(why) if widget else for_cell(str(why)))
     return GradientReach(rnn, lstm, T, forget_bias)
 
 
 def cell_path(lstm_step_forward: Callable, lstm_step_backward: Callable, T: int = 30, seed: int = 0):
+    """See _cell_path; a NotReady message is worded for the cell that shows the result."""
+    try:
+        return _cell_path(lstm_step_forward, lstm_step_backward, T, seed)
+    except NotReady as why:
+        raise NotReady(for_cell(str(why))) from None
+
+
+def _cell_path(lstm_step_forward: Callable, lstm_step_backward: Callable, T: int, seed: int):
     """The gradient of c_T reaching c_t along the cell-state path alone, through your step functions.
 
     Runs T steps forward (your lstm_step_forward), then back from dc_T = 1 with dnext_h = 0 at
@@ -134,7 +143,8 @@ def gradient_explorer(lstm_forward: Callable, lstm_backward: Callable) -> Slider
     """Sliders for the sequence length and the forget-gate bias over `draw_reach`."""
 
     def draw(T: int, forget_bias: float) -> Figure:
-        return draw_reach(gradient_reach(lstm_forward, lstm_backward, T=T, forget_bias=forget_bias))
+        reach = gradient_reach(lstm_forward, lstm_backward, T=T, forget_bias=forget_bias, widget=True)
+        return draw_reach(reach)
 
     return SliderPlot(
         draw,

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import ToolkitInputError
-from .lstm_models import Adam, StudentLSTM, VanillaRNN, init_lstm, init_rnn, softmax_readout
+from .lstm_models import Adam, StudentLSTM, VanillaRNN, for_cell, init_lstm, init_rnn, softmax_readout
 from .student_calls import NotReady
 
 __all__ = ["MemoryResult", "memory_batch", "memory_sweep", "train_memory"]
@@ -41,6 +41,13 @@ def train_memory(kind: str, T: int, lstm_forward: Callable | None = None,
     """
     if kind not in ("rnn", "lstm"):
         raise ToolkitInputError(f"kind must be 'rnn' or 'lstm', not {kind!r}")
+    try:
+        return _train(kind, T, lstm_forward, lstm_backward, forget_bias, K, H, N, steps, lr, seed)
+    except NotReady as why:
+        raise NotReady(for_cell(str(why))) from None
+
+
+def _train(kind, T, lstm_forward, lstm_backward, forget_bias, K, H, N, steps, lr, seed) -> float:
     rng = np.random.default_rng(seed)
     if kind == "lstm":
         params = init_lstm(K, H, rng, forget_bias)
@@ -95,5 +102,5 @@ def memory_sweep(lstm_forward: Callable, lstm_backward: Callable, lengths: Seque
         lstm = np.array([[train_memory("lstm", T, lstm_forward, lstm_backward, seed=s, **options)
                           for s in seeds] for T in lengths])
     except NotReady as why:
-        return MemoryResult(lengths, rnn, None, str(why))
+        return MemoryResult(lengths, rnn, None, for_cell(str(why)))
     return MemoryResult(lengths, rnn, lstm)
