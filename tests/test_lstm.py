@@ -171,6 +171,8 @@ def test_demonstrations_when_unfinished() -> None:
 
     reach = gradient_reach(missing, missing, T=5)
     assert reach.lstm is None and "lstm_forward is not written yet" in reach.error
+    assert "run this cell again" in reach.error
+    assert "move a control" in gradient_reach(missing, missing, T=5, widget=True).error
     assert draw_reach(reach).axes
     with pytest.raises(NotReady, match="lstm_step_forward"):
         cell_path(missing, missing, T=3)
