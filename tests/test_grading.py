@@ -6,7 +6,7 @@
 - each typical mistake loses exactly the graded cells it must lose.
 
 Cases that cannot reach each other's graded cells share one autograde run (tests/case_packs.py),
-with the same expectation for every cell: the nine lessons' 251 cases take 95 runs, plus three
+with the same expectation for every cell: the twelve lessons' 307 cases take 111 runs, plus three
 runs per lesson (solution, release, cut solution).
 
 The solution and release runs grade the FULL lesson. The cases are graded on the lesson CUT to
