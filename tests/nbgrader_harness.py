@@ -72,6 +72,18 @@ def edit_once(source: str, old: str, new: str) -> str:
     return source.replace(old, new)
 
 
+def edited_solution(name: str, grade_id: str, *edits: tuple[str, str]) -> dict[str, str]:
+    """{grade_id: lesson `name`'s solution of that cell with each (old, new) of `edits` applied}.
+
+    Each `old` must occur exactly once (`edit_once`): a typical mistake in tests/cases is the
+    instructor's answer with exactly the bug it names, and it fails loudly when the line is gone.
+    """
+    source = course_solutions(name)[grade_id]
+    for old, new in edits:
+        source = edit_once(source, old, new)
+    return {grade_id: source}
+
+
 def graded_cells(source_nb) -> dict[str, float]:
     """grade_id -> points of every graded cell."""
     return {

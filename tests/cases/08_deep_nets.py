@@ -21,7 +21,7 @@ norm below carries its own batch norm instead of calling batchnorm_forward (whic
 layer-norm cells to every batch-norm case).
 """
 
-from tests.nbgrader_harness import course_solutions
+from tests.nbgrader_harness import course_solutions, edited_solution
 from tests.nbgrader_harness import edit_once as _edit
 
 
@@ -31,10 +31,7 @@ def _solution(grade_id: str) -> str:
 
 def _mistake(gid: str, *edits: tuple[str, str]) -> dict[str, str]:
     """{gid: the solution of `gid` with each fragment `old` (exactly once) replaced by `new`}."""
-    source = _solution(gid)
-    for old, new in edits:
-        source = _edit(source, old, new)
-    return {gid: source}
+    return edited_solution("08_deep_nets", gid, *edits)
 
 
 ALTERNATIVES = {

@@ -16,7 +16,7 @@ conv_backward_naive need five runs; the pooling and im2col cases reach other cel
 them: five runs in all.
 """
 
-from tests.nbgrader_harness import course_solutions
+from tests.nbgrader_harness import course_solutions, edited_solution
 from tests.nbgrader_harness import edit_once as _edit
 
 
@@ -26,10 +26,7 @@ def _solution(grade_id: str) -> str:
 
 def _mistake(gid: str, *edits: tuple[str, str]) -> dict[str, str]:
     """{gid: the solution of `gid` with each fragment `old` (exactly once) replaced by `new`}."""
-    source = _solution(gid)
-    for old, new in edits:
-        source = _edit(source, old, new)
-    return {gid: source}
+    return edited_solution("09_convolution", gid, *edits)
 
 
 ALTERNATIVES = {
