@@ -28,7 +28,7 @@ import numpy as np
 
 from .._validate import describe, fmt_shape
 from ..errors import ToolkitInputError
-from .student_calls import NotReady, call_student, numeric
+from .student_calls import NotReady, call_student, for_cell, numeric
 
 __all__ = ["ConvNetRun", "NotReady", "compare_convs", "conv_out_shape", "conv_speed", "pool_routing",
            "student_conv", "train_conv_net", "unit_input_gradient"]
@@ -64,7 +64,7 @@ def _call(func: Callable, name: str, *args: Any, in_view: bool = False) -> Any:
     except NotReady as why:
         if in_view:
             raise
-        raise NotReady(str(why).replace("then move a control here.", "then run this cell again.")) from None
+        raise NotReady(for_cell(str(why))) from None
 
 
 def _pair(value: Any, what: str) -> tuple[Any, Any]:

@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 
 from .._validate import describe, fmt_shape
-from .student_calls import NotReady, call_student, numeric
+from .student_calls import NotReady, call_student, for_cell, numeric
 
 __all__ = ["ACTIVATIONS", "DeepNetRun", "StudentBatchNorm", "deep_net_gradients", "forward_backward",
            "init_params", "train_deep_net"]
@@ -65,7 +65,7 @@ class StudentBatchNorm:
         except NotReady as why:
             text = str(why)
             if not self.in_view:
-                text = text.replace("then move a control here.", "then run this cell again.")
+                text = for_cell(text)
             raise NotReady(text) from None
 
     def fwd(self, x: np.ndarray, gamma: np.ndarray, beta: np.ndarray,

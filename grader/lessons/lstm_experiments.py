@@ -15,8 +15,8 @@ from matplotlib.figure import Figure
 
 from ..errors import ToolkitInputError
 from .live_plot import SliderPlot
-from .lstm_models import StudentLSTM, VanillaRNN, for_cell, init_lstm, init_rnn
-from .student_calls import NotReady, call_student
+from .lstm_models import StudentLSTM, VanillaRNN, init_lstm, init_rnn
+from .student_calls import NotReady, call_student, for_cell
 
 __all__ = ["GradientReach", "cell_path", "draw_reach", "gradient_explorer", "gradient_reach"]
 

@@ -15,12 +15,7 @@ import numpy as np
 
 from .student_calls import NotReady, call_student
 
-__all__ = ["Adam", "StudentLSTM", "VanillaRNN", "for_cell", "init_lstm", "init_rnn", "softmax_readout"]
-
-
-def for_cell(message: str) -> str:
-    """A NotReady message worded for a notebook cell rather than for a widget's controls."""
-    return message.replace("then move a control here.", "then run this cell again.")
+__all__ = ["Adam", "StudentLSTM", "VanillaRNN", "init_lstm", "init_rnn", "softmax_readout"]
 
 
 def init_rnn(D: int, H: int, rng: np.random.Generator) -> dict[str, np.ndarray]:

@@ -15,8 +15,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import ToolkitInputError
-from .lstm_models import Adam, StudentLSTM, VanillaRNN, for_cell, init_lstm, init_rnn, softmax_readout
-from .student_calls import NotReady
+from .lstm_models import Adam, StudentLSTM, VanillaRNN, init_lstm, init_rnn, softmax_readout
+from .student_calls import NotReady, for_cell
 
 __all__ = ["MemoryResult", "memory_batch", "memory_sweep", "train_memory"]
 

@@ -28,7 +28,7 @@ import numpy as np
 
 from .._validate import describe
 from ..errors import ToolkitInputError
-from .student_calls import NotReady, call_student, numeric
+from .student_calls import NotReady, call_student, for_cell, numeric
 
 __all__ = ["DropoutSpec", "NotReady", "Run", "compare_rules", "dropout_comparison", "init_mlp",
            "learning_rate_sweep", "mlp_loss", "quadratic_paths", "student_step", "train_mlp",
@@ -45,7 +45,7 @@ def _name(rule: Callable, fallback: str) -> str:
 
 def _why(err: NotReady) -> str:
     """NotReady's message, told to re-run the cell (student_calls speaks of a widget's controls)."""
-    return str(err).replace("then move a control here.", "then run this cell again.")
+    return for_cell(str(err))
 
 
 def student_step(rule: Callable, name: str, w: np.ndarray, dw: np.ndarray,

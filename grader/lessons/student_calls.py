@@ -14,7 +14,10 @@ import numpy as np
 
 from .._validate import describe, fmt_shape
 
-__all__ = ["NotReady", "call_student", "student_dead_fraction", "student_weights"]
+__all__ = ["NotReady", "call_student", "for_cell", "student_dead_fraction", "student_weights"]
+
+#: How call_student's messages end: words for a widget, which `for_cell` rewords for a cell.
+_IN_VIEW, _IN_CELL = "then move a control here.", "then run this cell again."
 
 
 class NotReady(Exception):
@@ -29,11 +32,16 @@ def call_student(func: Callable[..., Any], name: str, *args: Any) -> Any:
             return func(*args)
     except NotImplementedError:
         raise NotReady(
-            f"{name} is not written yet: finish its exercise, run that cell, then move a control here."
+            f"{name} is not written yet: finish its exercise, run that cell, {_IN_VIEW}"
         ) from None
     except Exception as err:  # a student's bug must not break the widget
         message = str(err).splitlines()[0] if str(err) else ""
         raise NotReady(f"{name} raised {type(err).__name__}: {message[:160]}") from None
+
+
+def for_cell(message: str) -> str:
+    """A NotReady message worded for a notebook cell rather than for a widget's controls."""
+    return message.replace(_IN_VIEW, _IN_CELL)
 
 
 def numeric(value: Any) -> bool:
