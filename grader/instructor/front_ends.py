@@ -1,0 +1,132 @@
+"""Where students open the lessons besides `make lab`: Colab and Binder (issue 17).
+
+One canonical source for the links and for the first code cell of every lesson:
+
+- `colab_url(lesson)`, `binder_url(lesson)`: the lesson's release notebook (`exercises/`) on the
+  course's GitHub repository, opened in Colab or on mybinder.org;
+- `open_line(lesson)`: the line of links under the title of the lesson's first markdown cell;
+- `readme_links(lesson)`: the same links as badges, for the README's lesson table;
+- `BOOTSTRAP_CELL`: the source of every lesson's first code cell. Where the course toolkit (the
+  `grader` package) is missing, as in Colab, it installs it from GitHub without dependencies (Colab
+  has numpy, matplotlib, torch and ipywidgets); where it is present it does nothing.
+
+tests/test_front_ends.py and tests/test_bootstrap_cell.py check the notebooks, the README and the
+cell's behaviour against these definitions.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import nbformat
+
+REPOSITORY = "backprop-course/backprop-course"
+BRANCH = "main"
+
+#: What the bootstrap cell installs (one string literal in the cell: tests replace it).
+INSTALL_SOURCE = f"backprop-course @ git+https://github.com/{REPOSITORY}@{BRANCH}"
+
+#: What the bootstrap cell prints when it has nothing to do.
+NOTHING_TO_DO = "The course toolkit is installed: nothing to set up."
+#: What it prints after installing the toolkit.
+INSTALLED = "Installed the course toolkit (backprop-course) from GitHub: the lesson can start."
+
+COLAB_BADGE = "https://colab.research.google.com/assets/colab-badge.svg"
+BINDER_BADGE = "https://mybinder.org/badge_logo.svg"
+
+BOOTSTRAP_CELL = f'''\
+# Colab (or any Python without the course toolkit) needs this cell; elsewhere it does nothing.
+import importlib
+import subprocess
+import sys
+from importlib.util import find_spec
+
+TOOLKIT = "{INSTALL_SOURCE}"
+if find_spec("grader"):
+    print("{NOTHING_TO_DO}")
+else:
+    missing = [name for name in ("numpy", "matplotlib", "torch", "ipywidgets") if not find_spec(name)]
+    if missing:
+        raise ModuleNotFoundError(
+            f"This Python has no {{', '.join(missing)}}, which the course needs. From a clone of the "
+            f'course repository run `make lab`, or install everything with: pip install "{{TOOLKIT}}"')
+    subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", TOOLKIT], check=True)
+    importlib.invalidate_caches()  # so that this kernel sees the new package at once
+    print("{INSTALLED}")'''
+
+
+def _notebook_path(lesson: str) -> str:
+    """The release notebook of `lesson` inside the repository: exercises/<lesson>/<lesson>.ipynb."""
+    return f"exercises/{lesson}/{lesson}.ipynb"
+
+
+def colab_url(lesson: str) -> str:
+    """The address that opens the release notebook of `lesson` (e.g. "01_derivatives") in Colab."""
+    return f"https://colab.research.google.com/github/{REPOSITORY}/blob/{BRANCH}/{_notebook_path(lesson)}"
+
+
+def binder_url(lesson: str) -> str:
+    """The address that opens the release notebook of `lesson` in JupyterLab on mybinder.org."""
+    return f"https://mybinder.org/v2/gh/{REPOSITORY}/HEAD?urlpath=lab/tree/{_notebook_path(lesson)}"
+
+
+def open_line(lesson: str) -> str:
+    """The plain-text links under the lesson's title (no badge image: offline JupyterLab breaks it)."""
+    return (f"Open this lesson in [Colab]({colab_url(lesson)}) or on [Binder]({binder_url(lesson)})"
+            " · in Colab, *File → Save a copy in Drive* keeps your work.")
+
+
+def readme_links(lesson: str) -> str:
+    """The README lesson table's cell for `lesson`: a Colab badge and a Binder badge, linked."""
+    return (f"[![Open in Colab]({COLAB_BADGE})]({colab_url(lesson)}) "
+            f"[![Binder]({BINDER_BADGE})]({binder_url(lesson)})")
+
+
+def with_open_line(title_cell: str, lesson: str) -> str:
+    """The title cell's source with `open_line(lesson)` right under its first line (once)."""
+    lines = title_cell.split("\n")
+    body = lines[1:]
+    if len(body) >= 2 and body[0] == "" and body[1].startswith("Open this lesson in "):
+        body = body[2:]
+    return "\n".join([lines[0], "", open_line(lesson), *body])
+
+
+def _bootstrap_cell() -> nbformat.NotebookNode:
+    """A fresh bootstrap code cell: plain (no nbgrader metadata), no outputs, a stable id."""
+    cell = nbformat.v4.new_code_cell(BOOTSTRAP_CELL)
+    cell.id = "bootstrap"
+    return cell
+
+
+def add_front_ends(nb: nbformat.NotebookNode, lesson: str) -> bool:
+    """Give a course notebook its open line and its bootstrap cell (idempotent); True if it changed.
+
+    The open line goes under the title of the first (markdown) cell; the bootstrap cell becomes
+    the first code cell, right after the title cell (an older bootstrap cell is replaced)."""
+    before = nbformat.writes(nb)
+    title = nb.cells[0]
+    if title.cell_type != "markdown":
+        raise ValueError(f"{lesson}: the first cell is not the title (markdown) cell")
+    title.source = with_open_line(title.source, lesson)
+    nb.cells = [c for c in nb.cells if c.get("id") != "bootstrap"]
+    nb.cells.insert(1, _bootstrap_cell())
+    return nbformat.writes(nb) != before
+
+
+def main(argv: list[str] | None = None) -> int:
+    """python -m grader.instructor.front_ends [course/NN_x/NN_x.ipynb ...]: add the front ends."""
+    from grader.instructor.build import REPO, assignments
+
+    paths = [Path(a) for a in (sys.argv[1:] if argv is None else argv)]
+    paths = paths or [REPO / "course" / name / f"{name}.ipynb" for name in assignments()]
+    for path in paths:
+        nb = nbformat.read(path, as_version=4)
+        if add_front_ends(nb, path.stem):
+            nbformat.write(nb, path)
+            print(f"{path}: open line and bootstrap cell added")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

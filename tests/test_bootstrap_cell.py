@@ -1,0 +1,205 @@
+"""The bootstrap cell (every lesson's first code cell) does what it says, wherever it runs.
+
+- In the course's own environment it prints that nothing was needed and never calls pip (its
+  install source is replaced by a path that does not exist: any pip call would fail).
+- In a fresh virtual environment that sees numpy, torch, matplotlib, ipywidgets and pip but not
+  the course package (Colab's situation), it installs the package (a wheel built from this
+  checkout, offline) and nothing else, and the same process can then import everything the
+  lessons' setup cells import, with the packages Colab lacks (nbgrader, JupyterLab...) blocked.
+  Run again, it does nothing.
+- In a bare Python it installs nothing and names what is missing and what to do.
+
+The fresh environment is cheap: `python -m venv --without-pip` plus a `.pth` file that adds a
+view of the course venv's site-packages: a folder of symlinks to all of it but the course's own
+distribution (its editable-install finder and its dist-info), so that neither `import grader` nor
+pip can see the course package there, and pip never touches the course venv.
+"""
+
+from __future__ import annotations
+
+import ast
+import contextlib
+import io
+import os
+import shutil
+import subprocess
+import sys
+import sysconfig
+import time
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from grader.instructor import front_ends
+from grader.instructor.build import REPO, assignments
+
+SITE = Path(sysconfig.get_paths()["purelib"])
+COURSE_DIST = ("backprop_course", "__editable__.backprop_course", "__editable___backprop_course")
+#: What Colab does not have: the student-facing toolkit must not need any of it.
+NOT_IN_COLAB = ("nbgrader", "nbclient", "jupyterlab", "notebook", "playwright", "dask")
+
+DRIVER = '''\
+import importlib, importlib.abc, json, sys
+BLOCKED = set(sys.argv[2].split(","))
+
+class NotInColab(importlib.abc.MetaPathFinder):
+    def find_spec(self, name, path=None, target=None):
+        if name.partition(".")[0] in BLOCKED:
+            raise ImportError(f"{name}: Colab has no such package")
+
+sys.meta_path.insert(0, NotInColab())
+cell = open(sys.argv[1], encoding="utf-8").read()
+exec(compile(cell, "<bootstrap cell>", "exec"), {"__name__": "__main__"})
+if len(sys.argv) > 3:
+    imports = json.loads(sys.argv[3])
+    for module, names in imports.items():
+        mod = importlib.import_module(module)
+        missing = [n for n in names if not hasattr(mod, n)]
+        assert not missing, f"{module} has no {missing}"
+    for blocked in BLOCKED:
+        try:
+            importlib.import_module(blocked)
+        except ImportError:
+            continue
+        raise AssertionError(f"{blocked} should be blocked")
+    from grader.lessons.datasets import digits_split
+    shapes = [list(a.shape) for a in digits_split()]
+    print("IMPORTS-OK", json.dumps({"grader": sys.modules["grader"].__file__, "shapes": shapes}))
+'''
+
+
+def cell_installing(source: str) -> str:
+    """BOOTSTRAP_CELL with its install source replaced by `source` (it occurs exactly once)."""
+    literal = f'"{front_ends.INSTALL_SOURCE}"'
+    assert front_ends.BOOTSTRAP_CELL.count(literal) == 1
+    assert front_ends.BOOTSTRAP_CELL.count(front_ends.INSTALL_SOURCE) == 1
+    return front_ends.BOOTSTRAP_CELL.replace(literal, repr(source))
+
+
+def setup_imports() -> dict[str, list[str]]:
+    """Every `grader...` module the lessons' setup cells import -> the names taken from it."""
+    found: dict[str, set[str]] = {}
+    for name in assignments():
+        nb = nbformat.read(REPO / "course" / name / f"{name}.ipynb", as_version=4)
+        setup = next(c for c in nb.cells if c.metadata.get("nbgrader", {}).get("grade_id") == "setup")
+        source = "\n".join(line for line in setup.source.splitlines() if not line.startswith("%"))
+        for node in ast.walk(ast.parse(source)):
+            if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("grader"):
+                found.setdefault(node.module, set()).update(a.name for a in node.names)
+            elif isinstance(node, ast.Import):
+                for a in node.names:
+                    if a.name.startswith("grader"):
+                        found.setdefault(a.name, set())
+    return {module: sorted(names) for module, names in found.items()}
+
+
+def _env() -> dict[str, str]:
+    """A clean environment: no PYTHONPATH, no user site, pip offline and quiet about upgrades."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTHON", "PIP_", "VIRTUAL_ENV"))}
+    env.update(PYTHONNOUSERSITE="1", PIP_NO_INDEX="1", PIP_DISABLE_PIP_VERSION_CHECK="1",
+               PIP_NO_CACHE_DIR="1", PIP_NO_INPUT="1")
+    return env
+
+
+def make_venv(root: Path, view: Path | None) -> Path:
+    """A venv without pip at `root` (sees `view` through a .pth file when given); its python."""
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(root)], check=True, env=_env())
+    python = root / "bin" / "python"
+    if view is not None:
+        site = Path(subprocess.check_output(
+            [python, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"], text=True).strip())
+        (site / "course_env.pth").write_text(f"{view}\n", encoding="utf-8")
+    return python
+
+
+def run_cell(python: Path, cell: str, tmp: Path, imports: dict | None = None) -> subprocess.CompletedProcess:
+    """Run the bootstrap cell (then, given `imports`, the lessons' imports) in one process."""
+    (tmp / "cell.py").write_text(cell, encoding="utf-8")
+    (tmp / "driver.py").write_text(DRIVER, encoding="utf-8")
+    args = [python, tmp / "driver.py", tmp / "cell.py", ",".join(NOT_IN_COLAB)]
+    if imports is not None:
+        import json
+
+        args.append(json.dumps(imports))
+    return subprocess.run(args, cwd=tmp, env=_env(), capture_output=True, text=True, timeout=300)
+
+
+def pip_list(python: Path, cwd: Path) -> set[str]:
+    out = subprocess.run([python, "-m", "pip", "list", "--format=freeze"], cwd=cwd, env=_env(),
+                         capture_output=True, text=True, check=True).stdout
+    return set(out.split())
+
+
+@pytest.fixture(scope="module")
+def site_view(tmp_path_factory) -> Path:
+    """The course venv's site-packages without the course's own distribution (symlinks)."""
+    view = tmp_path_factory.mktemp("site_view")
+    for entry in SITE.iterdir():
+        if not entry.name.startswith(COURSE_DIST):
+            (view / entry.name).symlink_to(entry)
+    return view
+
+
+@pytest.fixture(scope="module")
+def wheel(tmp_path_factory) -> Path:
+    """The course package as a wheel, built once, offline, from a copy of this checkout."""
+    tmp = tmp_path_factory.mktemp("wheel")
+    src = tmp / "src"  # a copy: building in /work/main would leave build/ in the checkout
+    src.mkdir()
+    for name in ("pyproject.toml", "README.md"):
+        shutil.copy(REPO / name, src / name)
+    shutil.copytree(REPO / "grader", src / "grader", ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+    subprocess.run([sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "--no-build-isolation",
+                    "-w", str(tmp / "dist"), str(src)], check=True, env=_env(), capture_output=True)
+    (built,) = (tmp / "dist").glob("backprop_course-*.whl")
+    return built
+
+
+def test_course_environment_needs_nothing(tmp_path) -> None:
+    """Here the cell prints one line and runs no pip (the install source does not exist)."""
+    cell = cell_installing(str(tmp_path / "does-not-exist.whl"))
+    out = io.StringIO()
+    start = time.perf_counter()
+    with contextlib.redirect_stdout(out):
+        exec(compile(cell, "<bootstrap cell>", "exec"), {"__name__": "__main__"})
+    seconds = time.perf_counter() - start
+    assert out.getvalue() == front_ends.NOTHING_TO_DO + "\n"
+    assert seconds < 0.5, f"the bootstrap cell took {seconds:.3f} s where it has nothing to do"
+
+
+@pytest.mark.slow
+def test_fresh_environment_gets_the_toolkit_and_nothing_else(tmp_path, site_view, wheel) -> None:
+    """Colab's situation: the cell installs the package alone; the lessons' imports then work."""
+    python = make_venv(tmp_path / "venv", site_view)
+    probe = subprocess.run([python, "-c", "import numpy, torch, matplotlib, ipywidgets, pip; import grader"],
+                           cwd=tmp_path, env=_env(), capture_output=True, text=True)
+    assert "No module named 'grader'" in probe.stderr, probe.stderr  # everything else is visible
+    before = pip_list(python, tmp_path)
+    assert not any(p.startswith("backprop") for p in before), before
+
+    first = run_cell(python, cell_installing(str(wheel)), tmp_path, setup_imports())
+    assert first.returncode == 0, first.stderr
+    lines = first.stdout.splitlines()
+    assert lines[0] == front_ends.INSTALLED, first.stdout
+    assert lines[1].startswith("IMPORTS-OK"), first.stdout
+    assert str(tmp_path / "venv") in lines[1], "grader was imported from the fresh venv"
+    assert '"shapes": [[1400, 64], [1400], [397, 64], [397]]' in lines[1], "the digits ship"
+    assert pip_list(python, tmp_path) - before == {"backprop-course==0.1.0"}
+    assert before - pip_list(python, tmp_path) == set()
+
+    second = run_cell(python, cell_installing(str(tmp_path / "does-not-exist.whl")), tmp_path)
+    assert (second.returncode, second.stdout) == (0, front_ends.NOTHING_TO_DO + "\n"), second.stderr
+
+
+def test_bare_python_is_told_what_to_do(tmp_path) -> None:
+    """No numpy, torch...: the cell installs nothing and names what is missing and what to do."""
+    python = make_venv(tmp_path / "venv", None)
+    site = sorted(p.name for p in (tmp_path / "venv").rglob("*"))
+    result = run_cell(python, cell_installing(str(tmp_path / "does-not-exist.whl")), tmp_path)
+    assert result.returncode == 1 and result.stdout == ""
+    last = result.stderr.strip().splitlines()[-1]
+    assert last.startswith("ModuleNotFoundError: This Python has no numpy, matplotlib, torch, ipywidgets, "
+                           "which the course needs."), result.stderr
+    assert "`make lab`" in last and "pip install" in last, last
+    assert sorted(p.name for p in (tmp_path / "venv").rglob("*")) == site, "the cell installed something"

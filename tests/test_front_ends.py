@@ -1,0 +1,102 @@
+"""Every lesson opens in Colab and on Binder (issue 17), checked statically: no kernels.
+
+For every lesson folder in course/: the README's lesson table links it to `colab_url` and
+`binder_url`; the first markdown cell of its course, release and solution notebooks carries
+`open_line` right under the title; the first code cell of all three is exactly BOOTSTRAP_CELL,
+a plain cell (no nbgrader metadata) that an unchanged student copy keeps trusted when graded.
+"""
+
+from __future__ import annotations
+
+import re
+from types import SimpleNamespace
+
+import nbformat
+import pytest
+
+from grader.instructor import front_ends
+from grader.instructor.build import REPO, assignments
+from grader.instructor.grading.autograde import Course, _cell_kind
+
+NAMES = assignments()
+FOLDERS = ("course", "exercises", "solutions")
+ROW = re.compile(r"^\| `(\d\d_\w+)` \| (.+) \| (.+) \|$", re.M)
+
+
+def _notebook(folder: str, name: str) -> nbformat.NotebookNode:
+    return nbformat.read(REPO / folder / name / f"{name}.ipynb", as_version=4)
+
+
+def _first_code_cell(nb: nbformat.NotebookNode):
+    return next(c for c in nb.cells if c.cell_type == "code")
+
+
+def test_the_links_point_at_the_release_notebook() -> None:
+    assert front_ends.colab_url("01_derivatives") == (
+        "https://colab.research.google.com/github/backprop-course/backprop-course/blob/main/"
+        "exercises/01_derivatives/01_derivatives.ipynb")
+    assert front_ends.binder_url("01_derivatives") == (
+        "https://mybinder.org/v2/gh/backprop-course/backprop-course/HEAD"
+        "?urlpath=lab/tree/exercises/01_derivatives/01_derivatives.ipynb")
+    for name in NAMES:  # what the links open exists and is committed as the release
+        assert (REPO / "exercises" / name / f"{name}.ipynb").is_file(), name
+
+
+def test_readme_table_links_every_lesson() -> None:
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    assert "| notebook | what you build | open it in |\n| --- | --- | --- |\n" in readme
+    rows = {name: links for name, _, links in ROW.findall(readme)}
+    assert sorted(rows) == NAMES, "the README's lesson table and course/ list different lessons"
+    for name, links in rows.items():
+        assert links == front_ends.readme_links(name), f"README row of {name}: {links}"
+    # the badge above the table opens the first lesson the same way
+    assert f"]({front_ends.binder_url(NAMES[0])})" in readme
+
+
+@pytest.mark.parametrize("folder", FOLDERS)
+@pytest.mark.parametrize("name", NAMES)
+def test_title_cell_opens_the_lesson_in_colab_and_binder(name: str, folder: str) -> None:
+    title = _notebook(folder, name).cells[0]
+    assert title.cell_type == "markdown"
+    lines = title.source.split("\n")
+    assert lines[0].startswith("# "), f"{folder}/{name}: the first line is not the title"
+    assert lines[1:4] == ["", front_ends.open_line(name), ""], f"{folder}/{name}: {lines[:4]}"
+    assert "![" not in front_ends.open_line(name), "no badge image in notebooks (offline JupyterLab)"
+
+
+@pytest.mark.parametrize("folder", FOLDERS)
+@pytest.mark.parametrize("name", NAMES)
+def test_first_code_cell_is_the_bootstrap_cell(name: str, folder: str) -> None:
+    nb = _notebook(folder, name)
+    cell = _first_code_cell(nb)
+    assert cell.source == front_ends.BOOTSTRAP_CELL, (
+        f"{folder}/{name}: run `python -m grader.instructor.front_ends`, then `make build`")
+    assert "nbgrader" not in cell.metadata, f"{folder}/{name}: the bootstrap cell must be a plain cell"
+    assert nb.cells.index(cell) == 1, f"{folder}/{name}: the bootstrap cell follows the title cell"
+    if folder == "solutions":  # executed by make build in the course's own environment
+        text = "".join(o.get("text", "") for o in cell.outputs)
+        assert text == front_ends.NOTHING_TO_DO + "\n", f"{folder}/{name}: {cell.outputs}"
+    else:
+        assert cell.outputs == [], f"{folder}/{name}: the bootstrap cell carries outputs"
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_an_unchanged_student_copy_is_trusted_code(name: str) -> None:
+    """backprop-grade scans only student cells; the release's bootstrap cell, unchanged, is not one."""
+    course = SimpleNamespace(source_path=lambda assignment: REPO / "course" / assignment)
+    trusted = Course.instructor_sources(course, name, name)
+    released = _first_code_cell(_notebook("exercises", name))
+    assert _cell_kind(released, trusted) == "trusted"
+
+
+def test_add_front_ends_is_idempotent() -> None:
+    nb = _notebook("course", NAMES[0])
+    assert not front_ends.add_front_ends(nb, NAMES[0]), "course/ is up to date"
+    bare = nbformat.v4.new_notebook()
+    bare.cells = [nbformat.v4.new_markdown_cell("# Lesson 99 · New\n\nText."),
+                  nbformat.v4.new_code_cell("%matplotlib inline")]
+    assert front_ends.add_front_ends(bare, "99_new")
+    assert not front_ends.add_front_ends(bare, "99_new")
+    assert [c.source for c in bare.cells] == [
+        f"# Lesson 99 · New\n\n{front_ends.open_line('99_new')}\n\nText.",
+        front_ends.BOOTSTRAP_CELL, "%matplotlib inline"]
