@@ -8,10 +8,9 @@ BIN    := $(CURDIR)/$(VENV)/bin
 export PATH := $(BIN):$(PATH)
 
 INSTALLED := $(VENV)/.installed
-ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root,)
 PORT      ?= 8888
 
-.PHONY: setup browser-deps lab test test-fast build check-generated lint clean
+.PHONY: setup browser-deps lab instructor test test-fast build check-generated lint clean
 
 setup: $(INSTALLED)
 
@@ -23,10 +22,14 @@ $(INSTALLED): pyproject.toml
 	$(BIN)/python -m pip install --quiet -e ".[dev]"
 	touch $@
 
-## Open the course in JupyterLab (prints the URL; works headless and as root).
+## Open the course in JupyterLab as a student (prints the URL; works headless and as root):
+## lesson 01, or LESSON=05 (a number or the start of a name). No news pop-up, no instructor tools.
 lab: setup
-	$(BIN)/jupyter lab --ServerApp.root_dir="$(CURDIR)" --LabApp.default_url=/lab/tree/exercises \
-	  --ServerApp.port=$(PORT) $(ROOT_FLAG)
+	$(BIN)/python -m grader.instructor.lab $(if $(LESSON),--lesson "$(LESSON)",) -- --ServerApp.port=$(PORT)
+
+## JupyterLab for instructors, on course/: nbgrader's Formgrader and Create Assignment as well.
+instructor: setup
+	$(BIN)/python -m grader.instructor.lab --instructor -- --ServerApp.port=$(PORT)
 
 ## Debian's chromium for the real-browser tests (tests/browser); installed when missing.
 ## Playwright drives it: its own browser download does not work everywhere.

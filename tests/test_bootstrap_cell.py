@@ -206,8 +206,6 @@ def test_bare_python_is_told_what_to_do(tmp_path) -> None:
 
 
 @pytest.mark.slow
-@pytest.mark.xfail(strict=True, reason="pyproject.toml's requires-python '>=3.11,<3.12' refuses Colab's "
-                   "Python 3.12: widen it (the lead's file), then remove this marker")
 def test_colab_python_may_install_the_toolkit(tmp_path, wheel) -> None:
     """pip checks Requires-Python even with --no-deps: the cell's install must accept Python 3.12."""
     result = subprocess.run(

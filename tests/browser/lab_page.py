@@ -1,0 +1,76 @@
+"""Driving JupyterLab (and Notebook 7) pages from Playwright: open, run all, read outputs."""
+
+from __future__ import annotations
+
+# The notebook's kernel is connected and idle. (The toolbar's execution indicator says "idle"
+# before the kernel is even connected; commands sent then are silently dropped.)
+_KERNEL_IDLE = """() => {
+    const widget = window.jupyterapp.shell.currentWidget;
+    const session = widget && widget.sessionContext;
+    const kernel = session && session.session && session.session.kernel;
+    return !!(widget.context && widget.context.isReady && session.isReady && kernel
+              && kernel.connectionStatus === 'connected' && kernel.status === 'idle');
+}"""
+
+# The input prompts ("[ ]:", "[*]:", "[7]:") of the notebook on screen.
+_PROMPTS = ("[...window.jupyterapp.shell.currentWidget.node.querySelectorAll('.jp-CodeCell .jp-InputPrompt')]"
+            ".map(p => p.textContent.trim())")
+
+_ALL_RUN = (
+    "() => {\n"
+    f"    const prompts = {_PROMPTS};\n"
+    f"    return ({_KERNEL_IDLE})() && prompts.length > 0 && !prompts.some(t => t.includes('*'));\n"
+    "}"
+)
+
+
+def command(page, name: str) -> None:
+    """Start a JupyterLab command; do not wait for its promise (Run All's may never settle)."""
+    page.evaluate("name => { window.jupyterapp.commands.execute(name); return true; }", name)
+
+
+def open_notebook(page, lab: dict, path: str) -> None:
+    """Open `path` alone, in a fresh workspace (Lab would otherwise reopen earlier tabs)."""
+    workspace = "".join(ch if ch.isalnum() else "-" for ch in path)
+    page.goto(f"{lab['url']}/lab/workspaces/{workspace}/tree/{path}?reset")
+    page.wait_for_selector(".jp-Notebook .jp-Cell", state="attached")
+    page.wait_for_function(_KERNEL_IDLE, timeout=90_000, polling=250)
+
+
+def run_all(page, timeout_ms: int = 150_000) -> None:
+    """Clear the outputs, run every cell (Lab's own commands), wait until the kernel is idle again.
+
+    Run All stops at the first cell that raises; the cells after it stay unnumbered.
+    """
+    command(page, "notebook:clear-all-cell-outputs")
+    page.wait_for_function(f"() => !{_PROMPTS}.some(t => /\\d/.test(t))")
+    command(page, "runmenu:run-all")
+    page.wait_for_function(f"() => {_PROMPTS}.some(t => /[*\\d]/.test(t))")
+    page.wait_for_function(_ALL_RUN, timeout=timeout_ms, polling=250)
+
+
+def prompts(page) -> list[str]:
+    return page.evaluate(f"() => {_PROMPTS}")
+
+
+def widget_cell(page, css_class: str):
+    """The output area of the cell that shows the widget with this CSS class."""
+    outputs = page.locator(".jp-Cell-outputArea").filter(has=page.locator(f".{css_class}"))
+    outputs.first.scroll_into_view_if_needed()
+    return outputs.first
+
+
+def move_slider(page, cell, index: int = 0, presses: int = 1) -> None:
+    handle = cell.locator(".widget-slider .noUi-handle").nth(index)
+    handle.scroll_into_view_if_needed()
+    handle.focus()
+    for _ in range(presses):
+        handle.press("ArrowRight")
+
+
+def picture(cell) -> str:
+    return cell.locator(".jp-RenderedImage img").first.get_attribute("src") or ""
+
+
+def numbers(cell) -> str:
+    return cell.locator(".gf-numbers").first.inner_text()
