@@ -5,8 +5,9 @@
 - In a fresh virtual environment that sees numpy, torch, matplotlib, ipywidgets and pip but not
   the course package (Colab's situation), it installs the package (a wheel built from this
   checkout, offline) and nothing else, and the same process can then import everything the
-  lessons' setup cells import, with the packages Colab lacks (nbgrader, JupyterLab...) blocked.
-  Run again, it does nothing.
+  lessons' cells import, with the packages Colab lacks (nbgrader, JupyterLab...) blocked, and
+  read the data the lessons read (the digits, lesson 10's poem): the wheel carries every file of
+  grader/lessons/data/. Run again, it does nothing.
 - In a bare Python it installs nothing and names what is missing and what to do.
 
 The fresh environment is cheap: `python -m venv --without-pip` plus a `.pth` file that adds a
@@ -20,6 +21,7 @@ from __future__ import annotations
 import ast
 import contextlib
 import io
+import json
 import os
 import shutil
 import subprocess
@@ -33,6 +35,7 @@ import pytest
 
 from grader.instructor import front_ends
 from grader.instructor.build import REPO, assignments
+from grader.lessons.datasets import DATA_DIR, load_text, text_names
 
 SITE = Path(sysconfig.get_paths()["purelib"])
 COURSE_DIST = ("backprop_course", "__editable__.backprop_course", "__editable___backprop_course")
@@ -63,9 +66,11 @@ if len(sys.argv) > 3:
         except ImportError:
             continue
         raise AssertionError(f"{blocked} should be blocked")
-    from grader.lessons.datasets import digits_split
+    from grader.lessons.datasets import digits_split, load_text, text_names
     shapes = [list(a.shape) for a in digits_split()]
-    print("IMPORTS-OK", json.dumps({"grader": sys.modules["grader"].__file__, "shapes": shapes}))
+    texts = {name: len(load_text(name)) for name in text_names()}
+    found = {"grader": sys.modules["grader"].__file__, "shapes": shapes, "texts": texts}
+    print("IMPORTS-OK", json.dumps(found))
 '''
 
 
@@ -77,20 +82,24 @@ def cell_installing(source: str) -> str:
     return front_ends.BOOTSTRAP_CELL.replace(literal, repr(source))
 
 
-def setup_imports() -> dict[str, list[str]]:
-    """Every `grader...` module the lessons' setup cells import -> the names taken from it."""
+def lesson_imports() -> dict[str, list[str]]:
+    """Every `grader...` module any code cell of the releases imports -> the names taken from it.
+
+    The releases (exercises/) are what Colab opens, so all of their cells count, not only the
+    setup cell: lesson 10, for one, imports its poem's loader where it reads the poem."""
     found: dict[str, set[str]] = {}
     for name in assignments():
-        nb = nbformat.read(REPO / "course" / name / f"{name}.ipynb", as_version=4)
-        setup = next(c for c in nb.cells if c.metadata.get("nbgrader", {}).get("grade_id") == "setup")
-        source = "\n".join(line for line in setup.source.splitlines() if not line.startswith("%"))
-        for node in ast.walk(ast.parse(source)):
-            if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("grader"):
-                found.setdefault(node.module, set()).update(a.name for a in node.names)
-            elif isinstance(node, ast.Import):
-                for a in node.names:
-                    if a.name.startswith("grader"):
-                        found.setdefault(a.name, set())
+        nb = nbformat.read(REPO / "exercises" / name / f"{name}.ipynb", as_version=4)
+        for cell in (c for c in nb.cells if c.cell_type == "code"):
+            lines = cell.source.splitlines()
+            source = "\n".join(line for line in lines if not line.lstrip().startswith(("%", "!")))
+            for node in ast.walk(ast.parse(source)):
+                if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("grader"):
+                    found.setdefault(node.module, set()).update(a.name for a in node.names)
+                elif isinstance(node, ast.Import):
+                    for a in node.names:
+                        if a.name.startswith("grader"):
+                            found.setdefault(a.name, set())
     return {module: sorted(names) for module, names in found.items()}
 
 
@@ -119,8 +128,6 @@ def run_cell(python: Path, cell: str, tmp: Path, imports: dict | None = None) ->
     (tmp / "driver.py").write_text(DRIVER, encoding="utf-8")
     args = [python, tmp / "driver.py", tmp / "cell.py", ",".join(NOT_IN_COLAB)]
     if imports is not None:
-        import json
-
         args.append(json.dumps(imports))
     return subprocess.run(args, cwd=tmp, env=_env(), capture_output=True, text=True, timeout=300)
 
@@ -178,18 +185,34 @@ def test_fresh_environment_gets_the_toolkit_and_nothing_else(tmp_path, site_view
     before = pip_list(python, tmp_path)
     assert not any(p.startswith("backprop") for p in before), before
 
-    first = run_cell(python, cell_installing(str(wheel)), tmp_path, setup_imports())
+    first = run_cell(python, cell_installing(str(wheel)), tmp_path, lesson_imports())
     assert first.returncode == 0, first.stderr
     lines = first.stdout.splitlines()
     assert lines[0] == front_ends.INSTALLED, first.stdout
     assert lines[1].startswith("IMPORTS-OK"), first.stdout
     assert str(tmp_path / "venv") in lines[1], "grader was imported from the fresh venv"
-    assert '"shapes": [[1400, 64], [1400], [397, 64], [397]]' in lines[1], "the digits ship"
+    shipped = json.loads(lines[1].removeprefix("IMPORTS-OK "))
+    assert shipped["shapes"] == [[1400, 64], [1400], [397, 64], [397]], "the digits ship"
+    assert shipped["texts"] == {name: len(load_text(name)) for name in text_names()}, "the texts ship"
+    assert shipped["texts"]["the_long_way_back.txt"] == 2836, "lesson 10's poem ships"
     assert pip_list(python, tmp_path) - before == {"backprop-course==0.1.0"}
     assert before - pip_list(python, tmp_path) == set()
 
     second = run_cell(python, cell_installing(str(tmp_path / "does-not-exist.whl")), tmp_path)
     assert (second.returncode, second.stdout) == (0, front_ends.NOTHING_TO_DO + "\n"), second.stderr
+
+
+@pytest.mark.slow
+def test_the_wheel_carries_every_data_file(wheel) -> None:
+    """Every file of grader/lessons/data/ is in the wheel (pyproject's package-data), unchanged."""
+    import zipfile
+
+    with zipfile.ZipFile(wheel) as whl:
+        shipped = {n.removeprefix("grader/lessons/data/"): whl.read(n)
+                   for n in whl.namelist() if n.startswith("grader/lessons/data/")}
+    here = {p.name: p.read_bytes() for p in DATA_DIR.iterdir() if p.is_file()}
+    assert sorted(shipped) == sorted(here), "add the missing files to [tool.setuptools.package-data]"
+    assert shipped == here
 
 
 def test_bare_python_is_told_what_to_do(tmp_path) -> None:

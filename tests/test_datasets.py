@@ -116,3 +116,21 @@ def test_digits_split_refuses_bad_arguments(kwargs, message) -> None:
 
     with pytest.raises(ToolkitInputError, match=message):
         digits_split(**kwargs)
+
+
+def test_the_poem_ships_with_the_toolkit() -> None:
+    """Lesson 10's poem is package data, read whole as UTF-8, byte for byte the shipped file."""
+    from grader.lessons.datasets import DATA_DIR, load_text, text_names
+
+    assert "the_long_way_back.txt" in text_names()
+    text = load_text("the_long_way_back.txt")
+    assert text.startswith("The Long Way Back\n") and len(text) == 2836
+    assert text.encode("utf-8") == (DATA_DIR / "the_long_way_back.txt").read_bytes()
+
+
+@pytest.mark.parametrize("name", ["poem.txt", "optdigits.csv.gz", "../datasets.py", "", None])
+def test_load_text_names_the_texts_there_are(name) -> None:
+    from grader.lessons.datasets import load_text
+
+    with pytest.raises(ToolkitInputError, match=r"No text named .* the texts are: 'the_long_way_back.txt'"):
+        load_text(name)

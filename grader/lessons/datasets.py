@@ -1,7 +1,9 @@
 """The lessons' datasets: small synthetic ones generated on the spot, and one real one shipped.
 
 Nothing is downloaded. `load_digits` reads the 1797 handwritten 8×8 digits of UCI's optdigits
-test set (CC BY 4.0), shipped in grader/lessons/data/ (see its README for the source).
+test set (CC BY 4.0), shipped in grader/lessons/data/ (see its README for the source);
+`load_text` reads a text shipped there (the poem of lesson 10's character RNN). They are package
+data: they travel with the toolkit, so a notebook opened alone (in Colab) finds them too.
 
 `make_spiral` is the toy problem of CS231n's neural-network case study: a few interleaved
 spiral arms in the plane, one arm per class. No straight line separates them, so a linear
@@ -19,10 +21,13 @@ import numpy as np
 
 from ..errors import ToolkitInputError
 
-__all__ = ["DIGITS_PATH", "digits_split", "load_digits", "make_spiral"]
+__all__ = ["DATA_DIR", "DIGITS_PATH", "digits_split", "load_digits", "load_text", "make_spiral", "text_names"]
+
+#: The folder of the shipped data files (package data of `grader.lessons`).
+DATA_DIR = Path(__file__).resolve().parent / "data"
 
 #: The shipped optdigits file: 1797 rows of 64 pixels (0..16) and the digit.
-DIGITS_PATH = Path(__file__).resolve().parent / "data" / "optdigits.csv.gz"
+DIGITS_PATH = DATA_DIR / "optdigits.csv.gz"
 
 #: How far (in radians) each arm turns from its centre to its tip.
 SPIRAL_TURN = 4.0
@@ -98,6 +103,27 @@ def digits_split(
     order = np.random.default_rng(int(seed)).permutation(len(y))
     train, val = order[n_val:], order[:n_val]
     return X[train], y[train], X[val], y[val]
+
+
+def text_names() -> list[str]:
+    """The names of the texts shipped with the course (the `.txt` files of DATA_DIR), sorted."""
+    return sorted(p.name for p in DATA_DIR.glob("*.txt"))
+
+
+def load_text(name: str) -> str:
+    """A text shipped with the course, read whole as UTF-8.
+
+    Inputs: name — the file's name, one of `text_names()`, e.g. "the_long_way_back.txt" (the
+    poem lesson 10's character RNN learns from).
+    Returns: the text, a str (lines end with "\\n").
+    Raises ToolkitInputError for any other name, saying which texts there are.
+    """
+    __tracebackhide__ = True
+    names = text_names()
+    if not isinstance(name, str) or name not in names:
+        raise ToolkitInputError(
+            f"No text named {name!r} ships with the course; the texts are: {', '.join(map(repr, names))}.")
+    return (DATA_DIR / name).read_text(encoding="utf-8")
 
 
 def _positive_int(value: object, name: str) -> int:
