@@ -4,11 +4,12 @@ from __future__ import annotations
 
 # The notebook's kernel is connected and idle. (The toolbar's execution indicator says "idle"
 # before the kernel is even connected; commands sent then are silently dropped.)
-_KERNEL_IDLE = """() => {
-    const widget = window.jupyterapp.shell.currentWidget;
+KERNEL_IDLE = """() => {
+    const app = window.jupyterapp;
+    const widget = app && app.shell && app.shell.currentWidget;
     const session = widget && widget.sessionContext;
     const kernel = session && session.session && session.session.kernel;
-    return !!(widget.context && widget.context.isReady && session.isReady && kernel
+    return !!(widget && widget.context && widget.context.isReady && session.isReady && kernel
               && kernel.connectionStatus === 'connected' && kernel.status === 'idle');
 }"""
 
@@ -19,7 +20,7 @@ _PROMPTS = ("[...window.jupyterapp.shell.currentWidget.node.querySelectorAll('.j
 _ALL_RUN = (
     "() => {\n"
     f"    const prompts = {_PROMPTS};\n"
-    f"    return ({_KERNEL_IDLE})() && prompts.length > 0 && !prompts.some(t => t.includes('*'));\n"
+    f"    return ({KERNEL_IDLE})() && prompts.length > 0 && !prompts.some(t => t.includes('*'));\n"
     "}"
 )
 
@@ -34,7 +35,7 @@ def open_notebook(page, lab: dict, path: str) -> None:
     workspace = "".join(ch if ch.isalnum() else "-" for ch in path)
     page.goto(f"{lab['url']}/lab/workspaces/{workspace}/tree/{path}?reset")
     page.wait_for_selector(".jp-Notebook .jp-Cell", state="attached")
-    page.wait_for_function(_KERNEL_IDLE, timeout=90_000, polling=250)
+    page.wait_for_function(KERNEL_IDLE, timeout=90_000, polling=250)
 
 
 def run_all(page, timeout_ms: int = 150_000) -> None:
@@ -74,3 +75,28 @@ def picture(cell) -> str:
 
 def numbers(cell) -> str:
     return cell.locator(".gf-numbers").first.inner_text()
+
+
+_NEW_PICTURE = """([cls, old]) => {
+    const area = [...document.querySelectorAll('.jp-Cell-outputArea')].find(a => a.querySelector('.' + cls));
+    const img = area && area.querySelector('.jp-RenderedImage img');
+    const text = area && area.querySelector('.gf-numbers');
+    return img && img.getAttribute('src') !== old && (!text || text.textContent.includes('updated in'));
+}"""
+
+
+def wait_for_new_picture(page, css_class: str, old_src: str, timeout_ms: int = 30_000) -> None:
+    """Wait until the widget with this CSS class shows another picture (and says it updated)."""
+    page.wait_for_function(_NEW_PICTURE, arg=[css_class, old_src], timeout=timeout_ms)
+
+
+def drag_slider(page, cell, index: int = 0, dx: float = 30) -> None:
+    """Drag a slider's handle `dx` pixels with the mouse (a keyboard press is not always heard)."""
+    handle = cell.locator(".widget-slider .noUi-handle").nth(index)
+    handle.scroll_into_view_if_needed()
+    box = handle.bounding_box()
+    x, y = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+    page.mouse.move(x, y)
+    page.mouse.down()
+    page.mouse.move(x + dx, y, steps=5)
+    page.mouse.up()

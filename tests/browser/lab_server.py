@@ -106,6 +106,7 @@ def running_lab(role: str, root: Path, scratch: Path) -> Iterator[str]:
         "--no-browser", f"--ServerApp.port={port}", "--ServerApp.ip=127.0.0.1",
         "--ServerApp.port_retries=0", "--ServerApp.token=", "--ServerApp.password=",
         "--ServerApp.disable_check_xsrf=True", "--LabApp.expose_app_in_browser=True",
+        "--JupyterNotebookApp.expose_app_in_browser=True",
     ])
     env.update({
         "JUPYTER_CONFIG_DIR": str(scratch / "jupyter"),  # not this machine's ~/.jupyter

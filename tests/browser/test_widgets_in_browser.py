@@ -9,7 +9,16 @@ import time
 
 import pytest
 
-from tests.browser.lab_page import move_slider, numbers, open_notebook, picture, prompts, run_all, widget_cell
+from tests.browser.lab_page import (
+    move_slider,
+    numbers,
+    open_notebook,
+    picture,
+    prompts,
+    run_all,
+    wait_for_new_picture,
+    widget_cell,
+)
 from tests.browser.lab_server import ARTIFACTS, DERIVATIVES, GRADIENT_FLOW
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]  # one xdist worker: tests/conftest.py
@@ -32,18 +41,7 @@ def test_lesson_07_runs_and_every_widget_redraws(page, lab):
         assert "✗" not in before_numbers, f"{css_class}: {before_numbers}"
         cell.screenshot(path=str(ARTIFACTS / f"07_{css_class}_before.png"))
         move_slider(page, cell, slider, presses)
-        page.wait_for_function(
-            """([cls, old]) => {
-                const area = [...document.querySelectorAll('.jp-Cell-outputArea')]
-                    .find(a => a.querySelector('.' + cls));
-                const img = area && area.querySelector('.jp-RenderedImage img');
-                const text = area && area.querySelector('.gf-numbers');
-                return img && img.getAttribute('src') !== old
-                    && text && text.textContent.includes('updated in');
-            }""",
-            arg=[css_class, before_picture],
-            timeout=30_000,
-        )
+        wait_for_new_picture(page, css_class, before_picture)
         after_numbers = numbers(cell)
         assert picture(cell) != before_picture, f"{css_class}: the picture did not change"
         assert after_numbers != before_numbers, f"{css_class}: the numbers did not change"
