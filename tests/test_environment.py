@@ -11,6 +11,7 @@ from grader.instructor.build import REPO
 
 # pip name -> conda-forge name, where they differ
 CONDA_NAME = {"torch": "pytorch-cpu", "matplotlib": "matplotlib-base"}
+PIP_NAME = {conda: pip for pip, conda in CONDA_NAME.items()}
 
 
 def _pyproject_pins() -> dict[str, str]:
@@ -40,6 +41,27 @@ def test_binder_versions_match_pyproject() -> None:
             f"environment.yml has {conda}={env.get(conda)}, pyproject.toml has {name}=={version}"
         )
     assert env.get("python") == f"{sys.version_info.major}.{sys.version_info.minor}"
+
+
+def test_every_binder_pin_is_a_version_the_pip_install_uses() -> None:
+    """Each package environment.yml names is pinned, to the version this pip install has."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    lines = [ln.strip() for ln in (REPO / "environment.yml").read_text().splitlines()]
+    listed = [ln[2:].split("#")[0].strip() for ln in lines if ln.startswith("- ") and ln != "- conda-forge"]
+    pins = _environment_pins()
+    unpinned = [entry for entry in listed if entry != "pip" and entry.split("=")[0].lower() not in pins]
+    assert not unpinned, f"environment.yml entries without an exact version: {unpinned}"
+    for conda, pinned in pins.items():
+        if conda == "python":
+            continue
+        name = PIP_NAME.get(conda, conda)
+        try:
+            installed = version(name).split("+")[0]
+        except PackageNotFoundError:
+            message = f"environment.yml pins {conda}={pinned}, which the pip install does not have"
+            raise AssertionError(message) from None
+        assert installed == pinned, f"environment.yml pins {conda}={pinned}, pip installed {name} {installed}"
 
 
 def test_binder_environment_is_conda_forge_cpu_only() -> None:
