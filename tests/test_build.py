@@ -109,6 +109,13 @@ def test_a_lesson_helper_is_an_input_of_the_lessons_that_import_it_only(tmp_path
     changed = {n for n in names if inputs_hash(n, root) != before[n]}
     assert changed == {"07_gradient_flow"}
 
+    users_of_data = {n for n in names if "datasets" in lesson_modules(n, root)}
+    assert "10_rnn" in users_of_data and "01_derivatives" not in users_of_data
+    before_data = {n: inputs_hash(n, root) for n in names}
+    poem = root / "grader" / "lessons" / "data" / "the_long_way_back.txt"
+    poem.write_text(poem.read_text() + "\nedited\n")
+    assert {n for n in names if inputs_hash(n, root) != before_data[n]} == users_of_data
+
     toolkit = root / "grader" / "checks.py"
     toolkit.write_text(toolkit.read_text() + "\n# edited\n")
     assert all(inputs_hash(n, root) != before[n] for n in names), "the toolkit is an input of every lesson"

@@ -94,11 +94,15 @@ def lesson_modules(name: str, root: Path = REPO) -> list[str]:
 
 def inputs_hash(name: str, root: Path = REPO) -> str:
     """Hash of everything a solution's outputs depend on: the lesson's folder in `course/`, the
-    toolkit (`grader/` but for `lessons/` and `instructor/`) and the lesson modules it imports.
+    toolkit (`grader/` but for `lessons/` and `instructor/`), the lesson modules it imports and,
+    when one of them is `datasets`, the shipped data (`grader/lessons/data/`).
     Editing lesson 07's helper re-executes lesson 07, not the other lessons."""
     h = hashlib.sha256()
     _hash_tree(h, root / "course" / name, "course")
-    helpers = {f"lessons/{m}.py" for m in lesson_modules(name, root)} | {"lessons/__init__.py"}
+    modules = lesson_modules(name, root)
+    if "datasets" in modules:
+        _hash_tree(h, root / "grader" / "lessons" / "data", "data")
+    helpers = {f"lessons/{m}.py" for m in modules} | {"lessons/__init__.py"}
     for path in sorted((root / "grader").rglob("*.py")):
         rel = path.relative_to(root / "grader")
         if rel.parts[0] == "instructor" or (rel.parts[0] == "lessons" and rel.as_posix() not in helpers):
