@@ -27,7 +27,6 @@ import shutil
 import subprocess
 import sys
 import sysconfig
-import time
 from pathlib import Path
 
 import nbformat
@@ -167,12 +166,9 @@ def test_course_environment_needs_nothing(tmp_path) -> None:
     """Here the cell prints one line and runs no pip (the install source does not exist)."""
     cell = cell_installing(str(tmp_path / "does-not-exist.whl"))
     out = io.StringIO()
-    start = time.perf_counter()
     with contextlib.redirect_stdout(out):
         exec(compile(cell, "<bootstrap cell>", "exec"), {"__name__": "__main__"})
-    seconds = time.perf_counter() - start
     assert out.getvalue() == front_ends.NOTHING_TO_DO + "\n"
-    assert seconds < 0.5, f"the bootstrap cell took {seconds:.3f} s where it has nothing to do"
 
 
 @pytest.mark.slow
@@ -188,10 +184,10 @@ def test_fresh_environment_gets_the_toolkit_and_nothing_else(tmp_path, site_view
     first = run_cell(python, cell_installing(str(wheel)), tmp_path, lesson_imports())
     assert first.returncode == 0, first.stderr
     lines = first.stdout.splitlines()
-    assert lines[0] == front_ends.INSTALLED, first.stdout
-    assert lines[1].startswith("IMPORTS-OK"), first.stdout
-    assert str(tmp_path / "venv") in lines[1], "grader was imported from the fresh venv"
-    shipped = json.loads(lines[1].removeprefix("IMPORTS-OK "))
+    assert lines[:2] == [front_ends.INSTALLING, front_ends.INSTALLED], first.stdout
+    assert lines[2].startswith("IMPORTS-OK"), first.stdout
+    assert str(tmp_path / "venv") in lines[2], "grader was imported from the fresh venv"
+    shipped = json.loads(lines[2].removeprefix("IMPORTS-OK "))
     assert shipped["shapes"] == [[1400, 64], [1400], [397, 64], [397]], "the digits ship"
     assert shipped["texts"] == {name: len(load_text(name)) for name in text_names()}, "the texts ship"
     assert shipped["texts"]["the_long_way_back.txt"] == 2836, "lesson 10's poem ships"
@@ -224,8 +220,22 @@ def test_bare_python_is_told_what_to_do(tmp_path) -> None:
     last = result.stderr.strip().splitlines()[-1]
     assert last.startswith("ModuleNotFoundError: This Python has no numpy, matplotlib, torch, ipywidgets, "
                            "which the course needs."), result.stderr
-    assert "`make lab`" in last and "pip install" in last, last
+    assert "`make lab`" in last and "Colab" in last and "pip install" not in last, last
     assert sorted(p.name for p in (tmp_path / "venv").rglob("*")) == site, "the cell installed something"
+
+
+@pytest.mark.slow
+def test_a_failed_install_says_what_to_do(tmp_path, site_view) -> None:
+    """Offline (here: a source that does not exist), pip fails: one clear line, no pip traceback."""
+    python = make_venv(tmp_path / "venv", site_view)
+    before = pip_list(python, tmp_path)
+    result = run_cell(python, cell_installing(str(tmp_path / "does-not-exist.whl")), tmp_path)
+    assert result.returncode == 1 and result.stdout == front_ends.INSTALLING + "\n", result.stdout
+    last = result.stderr.strip().splitlines()[-1]
+    assert last.startswith(f"RuntimeError: {front_ends.INSTALL_FAILED} ("), result.stderr
+    assert "does-not-exist" in last and "run this cell again" in last, last  # what pip said
+    assert "CalledProcessError" not in result.stderr
+    assert pip_list(python, tmp_path) == before
 
 
 @pytest.mark.slow

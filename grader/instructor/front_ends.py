@@ -8,7 +8,8 @@ One canonical source for the links and for the first code cell of every lesson:
 - `readme_links(lesson)`: the same links as badges, for the README's lesson table;
 - `BOOTSTRAP_CELL`: the source of every lesson's first code cell. Where the course toolkit (the
   `grader` package) is missing, as in Colab, it installs it from GitHub without dependencies (Colab
-  has numpy, matplotlib, torch and ipywidgets); where it is present it does nothing.
+  has numpy, matplotlib, torch and ipywidgets, at its own versions, not the course's pins); where
+  it is present it does nothing.
 
 tests/test_front_ends.py and tests/test_bootstrap_cell.py check the notebooks, the README and the
 cell's behaviour against these definitions.
@@ -35,6 +36,11 @@ INSTALLED = "Installed the course toolkit (backprop-course) from GitHub: the les
 COLAB_BADGE = "https://colab.research.google.com/assets/colab-badge.svg"
 BINDER_BADGE = "https://mybinder.org/badge_logo.svg"
 
+#: What it prints before calling pip (the install may take a while and pip is quiet).
+INSTALLING = "Installing the course toolkit (backprop-course) from GitHub..."
+#: How its error message for a failed install begins.
+INSTALL_FAILED = "Could not install the course toolkit from GitHub"
+
 BOOTSTRAP_CELL = f'''\
 # Colab (or any Python without the course toolkit) needs this cell; elsewhere it does nothing.
 import importlib
@@ -49,9 +55,15 @@ else:
     missing = [name for name in ("numpy", "matplotlib", "torch", "ipywidgets") if not find_spec(name)]
     if missing:
         raise ModuleNotFoundError(
-            f"This Python has no {{', '.join(missing)}}, which the course needs. From a clone of the "
-            f'course repository run `make lab`, or install everything with: pip install "{{TOOLKIT}}"')
-    subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", TOOLKIT], check=True)
+            f"This Python has no {{', '.join(missing)}}, which the course needs. Open the lesson in "
+            "Colab, or run `make lab` in a copy of the course repository (its README says how).")
+    print("{INSTALLING}", flush=True)
+    pip = subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", TOOLKIT],
+                         capture_output=True, text=True)
+    if pip.returncode != 0:
+        said = pip.stderr.strip().splitlines() or ["pip failed"]
+        raise RuntimeError(f"{INSTALL_FAILED} ({{said[-1]}}). "
+                           "Is this runtime online? Connect it, then run this cell again.")
     importlib.invalidate_caches()  # so that this kernel sees the new package at once
     print("{INSTALLED}")'''
 
@@ -124,7 +136,7 @@ def main(argv: list[str] | None = None) -> int:
         nb = nbformat.read(path, as_version=4)
         if add_front_ends(nb, path.stem):
             nbformat.write(nb, path)
-            print(f"{path}: open line and bootstrap cell added")
+            print(f"{path}: open line and bootstrap cell brought up to date")
     return 0
 
 

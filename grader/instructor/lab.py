@@ -13,7 +13,7 @@ The two roles differ only in the Jupyter configuration directories put in front 
   server. The student's Validate button stays.
 
 Binder starts its own JupyterLab: the repository's `start` script puts the same two folders on
-`JUPYTER_CONFIG_PATH` (tests/test_front_end_config.py checks that both say the same).
+`JUPYTER_CONFIG_PATH` (tests/test_binder.py checks that both say the same).
 """
 
 from __future__ import annotations
@@ -92,8 +92,9 @@ def lab_command(role: str = "student", lesson: str | None = None, root: Path = R
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Parse the command line and replace this process by JupyterLab (2: no such lesson)."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--lesson", help="the lesson to open: a number or the start of its name (student)")
+    parser.add_argument("--lesson", help="the lesson to open: its number or the start of its name (students)")
     parser.add_argument("--instructor", action="store_true", help="with nbgrader's Formgrader, on course/")
     parser.add_argument("jupyter_args", nargs="*", help="passed on to JupyterLab (after --)")
     args = parser.parse_args(argv)

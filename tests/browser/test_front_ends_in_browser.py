@@ -35,6 +35,15 @@ _HAS_PLUGINS = "ids => ids.map(id => window.jupyterapp.hasPlugin(id))"
 _MENU_BAR = "() => [...document.querySelectorAll('.lm-MenuBar-itemLabel')].map(m => m.textContent)"
 
 
+def _composite(url: str, path: str) -> dict:
+    """One plugin's settings as the page composes them: the schema's defaults, with the server's
+    overrides applied to them, under the user's own settings."""
+    with urllib.request.urlopen(url + path, timeout=10) as response:
+        answer = json.load(response)
+    defaults = {key: spec.get("default") for key, spec in answer["schema"]["properties"].items()}
+    return {**defaults, **answer["settings"]}
+
+
 def _news_question_shown(page, wait_ms: int) -> bool:
     try:
         page.get_by_text(NEWS_QUESTION).first.wait_for(state="visible", timeout=wait_ms)
@@ -49,7 +58,8 @@ def test_student_lab_opens_on_the_lesson_without_news_or_instructor_tools(page, 
     assert page.evaluate("() => window.jupyterapp.shell.currentWidget.context.path") == (
         f"exercises/{DERIVATIVES}/{DERIVATIVES}.ipynb")
     assert page.evaluate(_RESTORED)
-    assert not _news_question_shown(page, 2_000), "the student was asked about Jupyter news"
+    assert _composite(lab["url"], NOTIFICATION_SETTINGS)["fetchNews"] == "false"
+    assert not _news_question_shown(page, 1_000), "the student was asked about Jupyter news"
     assert page.evaluate(_HAS_PLUGINS, INSTRUCTOR_PLUGINS) == [False] * len(INSTRUCTOR_PLUGINS)
     assert page.evaluate("id => window.jupyterapp.hasPlugin(id)", "@jupyter/nbgrader:validate-assignment")
     assert "Nbgrader" not in page.evaluate(_MENU_BAR)
@@ -81,12 +91,14 @@ def test_instructor_lab_has_the_nbgrader_tools_and_the_news_check_sees_a_questio
     assert page.evaluate(_HAS_PLUGINS, INSTRUCTOR_PLUGINS) == [True] * len(INSTRUCTOR_PLUGINS)
     assert "Nbgrader" in page.evaluate(_MENU_BAR)
     assert http_status(instructor_lab + "/formgrader") != 404
-    assert not _news_question_shown(page, 2_000), "the instructor was asked about Jupyter news"
+    assert not _news_question_shown(page, 1_000), "the instructor was asked about Jupyter news"
     page.locator(".lm-MenuBar-itemLabel", has_text="Nbgrader").click()
     page.screenshot(path=str(ARTIFACTS / "instructor_lab.png"))
 
     # JupyterLab's own default ("none": not decided yet) brings the question back.
+    assert _composite(instructor_lab, NOTIFICATION_SETTINGS)["fetchNews"] == "false"
     _put_user_setting(instructor_lab, NOTIFICATION_SETTINGS, {"fetchNews": "none"})
+    assert _composite(instructor_lab, NOTIFICATION_SETTINGS)["fetchNews"] == "none"
     page.reload()
     assert page.evaluate(_RESTORED)
     assert _news_question_shown(page, 15_000), "the news question never appeared: the check is blind"
