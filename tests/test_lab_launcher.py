@@ -47,6 +47,11 @@ def test_student_opens_the_lesson_and_instructor_opens_course() -> None:
     assert "--LabApp.default_url=/lab/tree/exercises/01_derivatives/01_derivatives.ipynb" in first
 
 
+def test_a_folder_without_lessons_is_named(tmp_path) -> None:
+    with pytest.raises(lab.NoSuchLesson, match="has no exercises/ folder"):
+        lab.lab_command("student", root=tmp_path)
+
+
 def test_config_path_keeps_what_was_set_before() -> None:
     path = lab.config_path("student", environ={"JUPYTER_CONFIG_PATH": "/site/jupyter"})
     assert path.split(os.pathsep)[-1] == "/site/jupyter"

@@ -68,19 +68,19 @@ else:
     print("{INSTALLED}")'''
 
 
-def _notebook_path(lesson: str) -> str:
+def release_notebook(lesson: str) -> str:
     """The release notebook of `lesson` inside the repository: exercises/<lesson>/<lesson>.ipynb."""
     return f"exercises/{lesson}/{lesson}.ipynb"
 
 
 def colab_url(lesson: str) -> str:
     """The address that opens the release notebook of `lesson` (e.g. "01_derivatives") in Colab."""
-    return f"https://colab.research.google.com/github/{REPOSITORY}/blob/{BRANCH}/{_notebook_path(lesson)}"
+    return f"https://colab.research.google.com/github/{REPOSITORY}/blob/{BRANCH}/{release_notebook(lesson)}"
 
 
 def binder_url(lesson: str) -> str:
     """The address that opens the release notebook of `lesson` in JupyterLab on mybinder.org."""
-    return f"https://mybinder.org/v2/gh/{REPOSITORY}/HEAD?urlpath=lab/tree/{_notebook_path(lesson)}"
+    return f"https://mybinder.org/v2/gh/{REPOSITORY}/HEAD?urlpath=lab/tree/{release_notebook(lesson)}"
 
 
 def open_line(lesson: str) -> str:

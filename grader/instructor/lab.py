@@ -23,6 +23,8 @@ import os
 import sys
 from pathlib import Path
 
+from grader.instructor.front_ends import release_notebook
+
 REPO = Path(__file__).resolve().parents[2]
 CONFIG = REPO / "jupyter"
 ROLES = {"student": ("student", "common"), "instructor": ("common",)}
@@ -34,6 +36,8 @@ class NoSuchLesson(ValueError):
 
 def lessons(root: Path = REPO) -> list[str]:
     """The student notebooks' folder names, in course order: ['01_derivatives', ...]."""
+    if not (root / "exercises").is_dir():
+        raise NoSuchLesson(f"{root} has no exercises/ folder: is this the course repository?")
     return sorted(p.name for p in (root / "exercises").iterdir() if (p / f"{p.name}.ipynb").is_file())
 
 
@@ -65,8 +69,7 @@ def opening(role: str, lesson: str | None = None, root: Path = REPO) -> str:
     """What JupyterLab opens first, relative to `root`: the lesson's notebook, or `course` for instructors."""
     if role == "instructor":
         return "course"
-    name = find_lesson(lesson, root) if lesson else lessons(root)[0]
-    return f"exercises/{name}/{name}.ipynb"
+    return release_notebook(find_lesson(lesson, root) if lesson else lessons(root)[0])
 
 
 def lab_command(role: str = "student", lesson: str | None = None, root: Path = REPO,
