@@ -105,6 +105,9 @@ def page(browser, request):
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     yield page
     report = getattr(request.node, "rep_call", None)
+    failed_shot = ARTIFACTS / f"{request.node.name}-failed.png"
     if report is not None and report.failed:
-        page.screenshot(path=str(ARTIFACTS / f"{request.node.name}-failed.png"), full_page=True)
+        page.screenshot(path=str(failed_shot), full_page=True)
+    elif report is not None:
+        failed_shot.unlink(missing_ok=True)  # an earlier run's, no longer true
     context.close()
