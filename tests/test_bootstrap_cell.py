@@ -149,13 +149,15 @@ def site_view(tmp_path_factory) -> Path:
 
 @pytest.fixture(scope="module")
 def wheel(tmp_path_factory) -> Path:
-    """The course package as a wheel, built once, offline, from a copy of this checkout."""
+    """The course package as a wheel, built once, offline, from the files git tracks (what
+    GitHub serves Colab: an untracked or ignored data file must not make this test pass)."""
     tmp = tmp_path_factory.mktemp("wheel")
-    src = tmp / "src"  # a copy: building in /work/main would leave build/ in the checkout
-    src.mkdir()
-    for name in ("pyproject.toml", "README.md"):
+    src = tmp / "src"  # a copy: building in the checkout would leave build/ there
+    tracked = subprocess.run(["git", "ls-files", "-z", "--", "pyproject.toml", "README.md", "grader"],
+                             cwd=REPO, capture_output=True, text=True, check=True).stdout.split("\0")
+    for name in filter(None, tracked):
+        (src / name).parent.mkdir(parents=True, exist_ok=True)
         shutil.copy(REPO / name, src / name)
-    shutil.copytree(REPO / "grader", src / "grader", ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
     subprocess.run([sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "--no-build-isolation",
                     "-w", str(tmp / "dist"), str(src)], check=True, env=_env(), capture_output=True)
     (built,) = (tmp / "dist").glob("backprop_course-*.whl")
@@ -207,7 +209,7 @@ def test_the_wheel_carries_every_data_file(wheel) -> None:
         shipped = {n.removeprefix("grader/lessons/data/"): whl.read(n)
                    for n in whl.namelist() if n.startswith("grader/lessons/data/")}
     here = {p.name: p.read_bytes() for p in DATA_DIR.iterdir() if p.is_file()}
-    assert sorted(shipped) == sorted(here), "add the missing files to [tool.setuptools.package-data]"
+    assert sorted(shipped) == sorted(here), "commit the missing files; match them in package-data"
     assert shipped == here
 
 
