@@ -146,3 +146,20 @@ def test_views_draw_and_explain_what_is_missing():
     assert len(show_filters(np.ones((3, 1, 5, 5))).axes) == 3
     with pytest.raises(ToolkitInputError, match="F, 1, HH, WW"):
         show_filters(np.ones((3, 5, 5)))
+
+
+def test_student_array_names_the_value_it_refuses() -> None:
+    """The one checker the conv and deep-nets helpers share: copy, shape, finiteness, wording."""
+    from grader.lessons.student_calls import student_array
+
+    given = np.arange(3)
+    arr = student_array(given, (3,), "f's dx")
+    assert arr.dtype == np.float64 and arr is not given and arr.tolist() == [0.0, 1.0, 2.0]
+    with pytest.raises(NotReady, match=r"^f's dx is None; expected an array of shape \(3,\)\.$"):
+        student_array(None, (3,), "f's dx")
+    with pytest.raises(NotReady, match=r"^f's dx holds NaN or infinite values\.$"):
+        student_array([1.0, np.nan, 0.0], (3,), "f's dx")
+    with pytest.raises(NotReady, match=r"^f returned NaN or infinite values\.$"):
+        student_array([np.inf, 0.0, 0.0], (3,), "f", verb="returned")
+    with pytest.raises(NotReady, match=r"^f returned .*; expected an array of shape \(2, 3\)\.$"):
+        student_array(np.zeros(3), (2, 3), "f", verb="returned")

@@ -28,7 +28,7 @@ import numpy as np
 
 from .._validate import describe, fmt_shape
 from ..errors import ToolkitInputError
-from .student_calls import NotReady, call_student, for_cell, numeric
+from .student_calls import NotReady, call_student, for_cell, student_array
 
 __all__ = ["ConvNetRun", "NotReady", "compare_convs", "conv_out_shape", "conv_speed", "pool_routing",
            "student_conv", "train_conv_net", "unit_input_gradient"]
@@ -45,16 +45,6 @@ def conv_out_shape(x_shape: tuple[int, ...], w_shape: tuple[int, ...], stride: i
                                 f"an input {h}×{w}: expected stride ≥ 1, pad ≥ 0 and HH, WW ≤ H + 2 pad, "
                                 "W + 2 pad.")
     return (n, f, h_out, w_out)
-
-
-def _checked(value: Any, shape: tuple[int, ...], what: str) -> np.ndarray:
-    """value as a float64 array of `shape` with finite entries; else NotReady naming `what`."""
-    if not numeric(value) or np.shape(value) != shape:
-        raise NotReady(f"{what} is {describe(value)}; expected an array of shape {fmt_shape(shape)}.")
-    arr = np.array(value, dtype=np.float64)
-    if not np.all(np.isfinite(arr)):
-        raise NotReady(f"{what} holds NaN or infinite values.")
-    return arr
 
 
 def _call(func: Callable, name: str, *args: Any, in_view: bool = False) -> Any:
@@ -91,7 +81,7 @@ class StudentConv:
                 f"w of shape {fmt_shape(w.shape)}, ...)")
         out, cache = _pair(_call(self.forward, self.forward.__name__, x.copy(), w.copy(), b.copy(),
                                  {"stride": stride, "pad": pad}, in_view=self.in_view), what)
-        return _checked(out, shape, f"the out of {what}"), cache
+        return student_array(out, shape, f"the out of {what}"), cache
 
     def bwd(self, dout: np.ndarray, cache: Any, x_shape: tuple, w_shape: tuple) -> tuple[np.ndarray, ...]:
         """(dx, dw, db), checked against the shapes of x, w and b."""
@@ -100,7 +90,7 @@ class StudentConv:
         if not isinstance(grads, (tuple, list)) or len(grads) != 3:
             raise NotReady(f"{name} returned {describe(grads)}; expected a tuple (dx, dw, db).")
         shapes = (x_shape, w_shape, (w_shape[0],))
-        return tuple(_checked(g, s, f"{name}'s {label}")
+        return tuple(student_array(g, s, f"{name}'s {label}")
                      for g, s, label in zip(grads, shapes, ("dx", "dw", "db"), strict=True))
 
 
@@ -316,9 +306,9 @@ def pool_routing(pool_forward: Callable, pool_backward: Callable, x: np.ndarray,
     shape = (n, c, 1 + (h - ph) // s, 1 + (w - pw) // s)
     what = f"max_pool_forward_naive(x of shape {fmt_shape(x.shape)}, {dict(pool_param)})"
     out, cache = _pair(_call(pool_forward, "max_pool_forward_naive", x.copy(), dict(pool_param)), what)
-    out = _checked(out, shape, f"the out of {what}")
+    out = student_array(out, shape, f"the out of {what}")
     dx = _call(pool_backward, "max_pool_backward_naive", np.ones(shape), cache)
-    return out, _checked(dx, x.shape, "max_pool_backward_naive's dx")
+    return out, student_array(dx, x.shape, "max_pool_backward_naive's dx")
 
 
 def compare_convs(first: tuple[Callable, Callable], second: tuple[Callable, Callable], x: np.ndarray,

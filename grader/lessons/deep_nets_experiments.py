@@ -23,8 +23,8 @@ from typing import Any
 
 import numpy as np
 
-from .._validate import describe, fmt_shape
-from .student_calls import NotReady, call_student, for_cell, numeric
+from .._validate import describe
+from .student_calls import NotReady, call_student, for_cell, student_array
 
 __all__ = ["ACTIVATIONS", "DeepNetRun", "StudentBatchNorm", "deep_net_gradients", "forward_backward",
            "init_params", "train_deep_net"]
@@ -39,16 +39,6 @@ ACTIVATIONS: dict[str, tuple[Callable, Callable]] = {
     "sigmoid": (_sigmoid, lambda h: h * (1.0 - h)),
     "tanh": (np.tanh, lambda h: 1.0 - h * h),
 }
-
-
-def _checked_array(value: Any, shape: tuple[int, ...], what: str) -> np.ndarray:
-    """value as a float64 array of `shape` with finite entries; else NotReady naming `what`."""
-    if not numeric(value) or np.shape(value) != shape:
-        raise NotReady(f"{what} returned {describe(value)}; expected an array of shape {fmt_shape(shape)}.")
-    arr = np.asarray(value, dtype=np.float64)
-    if not np.all(np.isfinite(arr)):
-        raise NotReady(f"{what} returned NaN or infinite values.")
-    return arr
 
 
 @dataclass
@@ -74,7 +64,7 @@ class StudentBatchNorm:
         result = self._call(self.forward, "batchnorm_forward", x, gamma, beta, bn_param)
         if not isinstance(result, tuple) or len(result) != 2:
             raise NotReady(f"batchnorm_forward returned {describe(result)}; expected a pair (out, cache).")
-        return _checked_array(result[0], x.shape, "batchnorm_forward"), result[1]
+        return student_array(result[0], x.shape, "batchnorm_forward", verb="returned"), result[1]
 
     def bwd(self, dout: np.ndarray, cache: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(dx (N, D), dgamma (D,), dbeta (D,)) from the student's backward; NotReady on junk."""
@@ -82,9 +72,9 @@ class StudentBatchNorm:
         if not isinstance(result, tuple) or len(result) != 3:
             raise NotReady(f"batchnorm_backward returned {describe(result)}; expected (dx, dgamma, dbeta).")
         d = dout.shape[1]
-        return (_checked_array(result[0], dout.shape, "batchnorm_backward's dx"),
-                _checked_array(result[1], (d,), "batchnorm_backward's dgamma"),
-                _checked_array(result[2], (d,), "batchnorm_backward's dbeta"))
+        return (student_array(result[0], dout.shape, "batchnorm_backward's dx", verb="returned"),
+                student_array(result[1], (d,), "batchnorm_backward's dgamma", verb="returned"),
+                student_array(result[2], (d,), "batchnorm_backward's dbeta", verb="returned"))
 
 
 def init_params(depth: int, width: int, n_in: int = 64, n_out: int = 10, seed: int = 0) -> dict[str, list]:

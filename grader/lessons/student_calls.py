@@ -53,6 +53,21 @@ def numeric(value: Any) -> bool:
     return arr.dtype.kind in "biuf"
 
 
+def student_array(value: Any, shape: tuple[int, ...], what: str, verb: str = "is") -> np.ndarray:
+    """A student's result as a new float64 array of `shape` with finite entries.
+
+    Otherwise NotReady, naming `what`: "<what> <verb> <value>; expected an array of shape ...", or
+    for NaN or infinite entries "<what> holds NaN ..." ("<what> returned NaN ..." for verb
+    "returned").
+    """
+    if not numeric(value) or np.shape(value) != shape:
+        raise NotReady(f"{what} {verb} {describe(value)}; expected an array of shape {fmt_shape(shape)}.")
+    arr = np.array(value, dtype=np.float64)
+    if not np.all(np.isfinite(arr)):
+        raise NotReady(f"{what} {'holds' if verb == 'is' else verb} NaN or infinite values.")
+    return arr
+
+
 def student_weights(
     init: Callable, name: str, fan_in: int, fan_out: int, rng: np.random.Generator
 ) -> np.ndarray:
