@@ -12,15 +12,14 @@ graded cell a liar must score no more than its twin:
   their hidden part), cut the same way: on the full notebook a liar already fails at a cell's
   first visible check, and the hidden tests would never meet it.
 
-Both run on cut lessons (tests/notebook_cut.py), each its own scratch course whose nbgrader
-source is the cut, so that backprop-grade's tamper scan and nbgrader's checksums compare with
-the cells that are there. A cut keeps the setup, solution and graded cells and every cell that
-may bind or change what they read; the demonstrations it drops (training loops, sweeps, figures,
-widgets) never reach a graded cell, so a liar scores on the cut what it scores on the full lesson,
-in a fraction of the time. The corpus reads none of the notebook's names (its `liar_seal` wraps
-what its own cell defined), so the instructor notebook's cut is every lying notebook's cut, and
-tests/test_grading.py's cut-solution run shows, per lesson, that the cut (the same one here, in
-the backprop-grade part) loses no point of the solution.
+Both run on the lesson's contract cut (tests/graded_cells.py: its setup, locked, solution and
+graded cells, all a graded cell may read), each its own scratch course whose nbgrader source is
+the cut, so that backprop-grade's tamper scan and nbgrader's checksums compare with the cells
+that are there. The demonstrations it drops (training loops, sweeps, figures, widgets) never
+reach a graded cell, so a liar scores on the cut what it scores on the full lesson, in a fraction
+of the time. The corpus reads none of the notebook's names (its `liar_seal` wraps what its own
+cell defined), so the instructor notebook's cut is every lying notebook's cut, and
+tests/cases/test_corpus.py shows, per lesson, that the instructor's solution loses no point on it.
 
 Before the trusted path (grader/trusted.py) the "subclass" liar scored 9 of 11 points on
 01_derivatives through plain nbgrader, where its twin scores 1.

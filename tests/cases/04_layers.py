@@ -1,7 +1,8 @@
 """Alternative correct solutions and typical mistakes for course/04_layers.
 
-Autograded with the real nbgrader by tests/test_grading.py: every alternative must score full
-marks; every mistake must score 0 on exactly the cells in `must_fail` and full marks elsewhere.
+Graded by tests/cases/test_corpus.py (in process, on the lesson's contract cut): every
+alternative must score full marks; every mistake must score 0 on exactly the
+cells in `must_fail` and full marks elsewhere.
 Each case replaces whole solution cells; the other cells keep the instructor's solution, so a
 replaced forward pass must keep the solution's cache format ((x, w, b) for affine, x for relu,
 out for sigmoid and tanh, the sigmoid's cache for tanh_from_sigmoid, (fc_cache, relu_cache) for

@@ -1,7 +1,8 @@
 """Alternative correct solutions and typical mistakes for course/05_softmax.
 
-Autograded with the real nbgrader by tests/test_grading.py: every alternative must score full
-marks; every mistake must score 0 on exactly the cells in `must_fail` and full marks elsewhere.
+Graded by tests/cases/test_corpus.py (in process, on the lesson's contract cut): every
+alternative must score full marks; every mistake must score 0 on exactly the
+cells in `must_fail` and full marks elsewhere.
 """
 
 ALTERNATIVES = {

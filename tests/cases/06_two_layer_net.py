@@ -1,7 +1,8 @@
 """Alternative correct solutions and typical mistakes for course/06_two_layer_net.
 
-Autograded with the real nbgrader by tests/test_grading.py: every alternative must score full
-marks; every mistake must score 0 on exactly the cells in `must_fail` and full marks elsewhere.
+Graded by tests/cases/test_corpus.py (in process, on the lesson's contract cut): every
+alternative must score full marks; every mistake must score 0 on exactly the
+cells in `must_fail` and full marks elsewhere.
 
 Graded cells of the steps (section 2 and 8): test_softmax (1), test_softmax_loss (1),
 test_dscores (2), test_out_dW2 (1), test_out_db2 (1), test_out_dh (1), test_relu_backward (1),

@@ -2,8 +2,9 @@
 whole-net backward pass one intermediate at a time, layer norm; then, from "Optimisers and
 dropout" on, sgd_momentum, rmsprop, adam, dropout).
 
-Autograded with the real nbgrader by tests/test_grading.py: every alternative must score full
-marks; every mistake must score 0 on exactly the cells in `must_fail` and full marks elsewhere.
+Graded by tests/cases/test_corpus.py (in process, on the lesson's contract cut): every
+alternative must score full marks; every mistake must score 0 on exactly the
+cells in `must_fail` and full marks elsewhere.
 
 Graded cells: test_batchnorm_train (2), test_batchnorm_running (1), test_batchnorm_test (1);
 the steps test_softmax_loss_backward (1), test_scale_shift_backward (1), test_variance_backward
@@ -13,12 +14,8 @@ test_batchnorm_backward_alt (2); test_layernorm_forward (1), test_layernorm_dx (
 test_layernorm_dparams (1).
 
 Mistakes are the instructor's solution with one fragment changed (`_edit`, which fails loudly
-when the fragment is gone). Packing (tests/case_packs.py): every batch-norm backward cell calls
-batchnorm_forward for its cache, so a forward case cannot share a run with a backward one; the
-three forward mistakes plus the two cases of batchnorm_backward make the five runs of this
-lesson, and everything else fits beside them. For that reason the transposed-batch-norm layer
-norm below carries its own batch norm instead of calling batchnorm_forward (which would tie the
-layer-norm cells to every batch-norm case).
+when the fragment is gone). The transposed-batch-norm layer norm below carries its own batch
+norm instead of calling batchnorm_forward, so that it stands alone whatever batchnorm_forward is.
 """
 
 from tests.nbgrader_harness import course_solutions, edited_solution

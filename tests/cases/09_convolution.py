@@ -1,8 +1,9 @@
 """Alternative correct solutions and typical mistakes for course/09_convolution (convolution and
 pooling by hand).
 
-Autograded with the real nbgrader by tests/test_grading.py: every alternative must score full
-marks; every mistake must score 0 on exactly the cells in `must_fail` and full marks elsewhere.
+Graded by tests/cases/test_corpus.py (in process, on the lesson's contract cut): every
+alternative must score full marks; every mistake must score 0 on exactly the
+cells in `must_fail` and full marks elsewhere.
 
 Graded cells: test_conv_forward (2); test_conv_backward_dx (2), test_conv_backward_dw (2),
 test_conv_backward_db (1); test_max_pool_forward (1), test_max_pool_backward (2);
@@ -10,10 +11,7 @@ test_conv_forward_im2col (2); test_conv_im2col_dx (2), test_conv_im2col_dw (2), 
 
 Mistakes are the instructor's solution with one fragment changed (`_mistake`, which fails loudly
 when the fragment is gone). An alternative that replaces a forward and its backward together
-(its own cache) is a MISTAKES entry with an empty must_fail. Packing (tests/case_packs.py): every
-backward cell calls its forward for the cache, so the five cases of conv_forward_naive /
-conv_backward_naive need five runs; the pooling and im2col cases reach other cells and pack beside
-them: five runs in all.
+(its own cache) is a MISTAKES entry with an empty must_fail.
 """
 
 from tests.nbgrader_harness import course_solutions, edited_solution

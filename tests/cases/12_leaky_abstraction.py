@@ -1,7 +1,8 @@
 """Alternative correct solutions and typical mistakes for course/12_leaky_abstraction.
 
-Autograded with the real nbgrader by tests/test_grading.py: every alternative must score full
-marks; every mistake must score 0 on exactly the cells in `must_fail` and full marks elsewhere.
+Graded by tests/cases/test_corpus.py (in process, on the lesson's contract cut): every
+alternative must score full marks; every mistake must score 0 on exactly the
+cells in `must_fail` and full marks elsewhere.
 
 Graded cells: test_huber_value (2), test_huber_grad (2), test_huber_delta (1),
 test_softplus_forward (1), test_softplus_gradcheck (2), test_softplus_extremes (1),

@@ -16,7 +16,7 @@ import pytest
 from grader.instructor.grading.pipeline import Options, grade
 from tests.nbgrader_harness import ScratchCourse, fill_release, load_cases, solution_sources
 
-# A sample of each notebook's cases (every case is graded by tests/test_grading.py already;
+# A sample of each notebook's cases (every case is graded by tests/cases/test_corpus.py already;
 # 02_chain_rule takes ~15 s per run: its solution only).
 SAMPLE = {"01_derivatives": (True, 1, [0]), "02_chain_rule": (False, 0, [])}
 

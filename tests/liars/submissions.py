@@ -13,8 +13,8 @@ from pathlib import Path
 
 import nbformat
 
-from tests.nbgrader_harness import case_sources, fill_release, nbgrader_meta, solution_sources
-from tests.notebook_cut import write_cut
+from tests.graded_cells import write_contract_cut
+from tests.nbgrader_harness import fill_release, nbgrader_meta, solution_sources
 
 CORPUS = (Path(__file__).parent / "corpus.py").read_text(encoding="utf-8")
 LIARS = ("subclass", "duck")
@@ -70,15 +70,12 @@ def hidden_only(nb):
 
 
 def cut_source(name: str, repo: Path, target: Path, hidden: bool) -> Path:
-    """A copy of course/<name> cut to what its graded cells need (tests/notebook_cut.py), with
-    the graded cells reduced to their hidden tests first when `hidden`. The cut keeps what the
-    cases of tests/cases read too: without `hidden` it is the cut tests/test_grading.py proves
-    with the solution (full marks on it).
+    """A copy of course/<name> cut to its setup, locked, solution and graded cells (the graded-cell
+    contract of tests/graded_cells.py: nothing else reaches a graded cell), with the graded cells
+    reduced to their hidden tests first when `hidden`.
 
     The corpus added to the first solution cell reads none of the notebook's names, and each
     cell's `liar_seal` wraps only what that cell defined, so the cut of the instructor notebook
     is the cut of every lying one.
     """
-    transform = hidden_only if hidden else None
-    folder, _ = write_cut(repo / "course" / name, name, target, transform, extra=case_sources(name))
-    return folder
+    return write_contract_cut(repo / "course" / name, name, target, hidden_only if hidden else None)

@@ -1,0 +1,102 @@
+"""Grade a lesson's cases (tests/cases/NN_topic.py) in process: one Python per lesson, a fork per case.
+
+`grade_cases(name, cases, workdir)` writes the request tests/cases/kernel.py reads (the lesson's
+contract cut, tests/graded_cells.py, and every case's sources), runs it once and returns, for
+the instructor's solution and for every case, what each graded cell scored. A case is
+`Case(label, cells, must_fail)`; `expectation_errors` compares a case's scores with what it
+must score.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import nbformat
+
+from tests.graded_cells import contract_cut, is_graded, is_solution, meta
+from tests.nbgrader_harness import REPO, load_cases
+
+
+@dataclass(frozen=True)
+class Case:
+    kind: str  # "alternative" or "mistake"
+    label: str
+    cells: dict[str, str]  # solution grade_id -> source
+    must_fail: frozenset[str]
+
+
+@dataclass
+class Graded:
+    """What one run scored: grade_id -> (score, error message or "")."""
+
+    scores: dict[str, tuple[float, str]]
+    crashed: str = ""
+
+
+def lesson_cases(name: str) -> list[Case]:
+    """Every alternative (full marks expected) and mistake of tests/cases/<name>.py."""
+    alternatives, mistakes = load_cases(name)
+    cases = [Case("alternative", f"alternative {gid}", {gid: src}, frozenset())
+             for gid, src in alternatives.items()]
+    return cases + [Case("mistake", m["name"], m["cells"], frozenset(m["must_fail"])) for m in mistakes]
+
+
+def points(nb) -> dict[str, float]:
+    """grade_id -> points of every graded cell."""
+    return {meta(c)["grade_id"]: float(meta(c)["points"]) for c in nb.cells if is_graded(c)}
+
+
+def _request(nb, cases: list[Case], cwd: Path) -> dict:
+    cells = [{"source": c.source, "grade_id": meta(c).get("grade_id", ""), "solution": is_solution(c),
+              "points": float(meta(c)["points"]) if is_graded(c) else None}
+             for c in contract_cut(nb).cells]
+    solution_ids = {c["grade_id"] for c in cells if c["solution"]}
+    for case in cases:
+        unknown = set(case.cells) - solution_ids
+        if unknown:
+            raise KeyError(f"{case.label!r} replaces {sorted(unknown)}, not solution cells of the lesson")
+    return {"cwd": str(cwd), "cells": cells, "cases": [case.cells for case in cases]}
+
+
+def _graded(raw: dict) -> Graded:
+    if "crashed" in raw:
+        return Graded({}, raw["crashed"])
+    return Graded({gid: (o["score"], o["error"]) for gid, o in raw.items()})
+
+
+def grade_cases(name: str, cases: list[Case], workdir: Path) -> tuple[Graded, list[Graded]]:
+    """(the solution's scores, each case's scores), graded on a copy of course/<name>/."""
+    lesson = workdir / name
+    shutil.copytree(REPO / "course" / name, lesson)
+    nb = nbformat.read(lesson / f"{name}.ipynb", as_version=4)
+    request, result = workdir / "request.json", workdir / "result.json"
+    request.write_text(json.dumps(_request(nb, cases, lesson)))
+    env = {**os.environ, "MPLBACKEND": "Agg", "OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1",
+           "MKL_NUM_THREADS": "1", "PYTHONPATH": str(REPO)}
+    log = workdir / "kernel.log"
+    with log.open("w") as out:
+        done = subprocess.run([sys.executable, "-m", "tests.cases.kernel", str(request), str(result)],
+                              stdout=out, stderr=subprocess.STDOUT, env=env, cwd=lesson, timeout=1800)
+    if done.returncode or not result.exists():
+        raise RuntimeError(f"the case kernel of {name} failed (rc {done.returncode}):\n"
+                           + log.read_text()[-3000:])
+    found = json.loads(result.read_text())
+    return _graded(found["solution"]), [_graded(raw) for raw in found["cases"]]
+
+
+def expectation_errors(graded: Graded, expected: dict[str, float]) -> dict[str, str]:
+    """grade_id -> what went wrong, for every graded cell that did not score `expected[grade_id]`."""
+    if graded.crashed:
+        return {"*": graded.crashed}
+    wrong = {}
+    for grade_id, want in expected.items():
+        score, error = graded.scores.get(grade_id, (None, "never ran"))
+        if score != want:
+            wrong[grade_id] = f"scored {score}, expected {want}" + (f" ({error})" if error else "")
+    return wrong
