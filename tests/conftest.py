@@ -25,7 +25,8 @@ _cache_alembic_head()
 # Longest first: with two workers, a minute-long test collected last leaves one core idle while
 # it runs. These modules start kernels for tens of seconds per test; the rest take milliseconds.
 _LONG_FIRST = ("tests/test_liars.py", "tests/grading_pipeline/", "tests/test_feedback.py",
-               "tests/browser/", "tests/test_nbgrader_settings.py", "tests/test_grading.py")
+               "tests/browser/", "tests/test_nbgrader_settings.py", "tests/test_grading.py",
+               "tests/cases/test_corpus.py", "tests/cases/test_kernel_matches_nbgrader.py")
 
 
 def _rank(item) -> int:
