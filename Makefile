@@ -31,7 +31,7 @@ lab: setup
 instructor: setup
 	$(BIN)/python -m grader.instructor.lab --instructor -- --ServerApp.port=$(PORT)
 
-## Debian's chromium for the real-browser tests (tests/browser); installed when missing.
+## Debian's chromium for the real-browser tests (tests/front_ends/browser); installed when missing.
 ## Playwright drives it: its own browser download does not work everywhere.
 browser-deps:
 	@command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1 || { \

@@ -24,7 +24,7 @@ c.LimitOutput.max_traceback = 100
 
 # Feedback never shows the hidden tests (nbgrader shows them by default, nbgrader #917): their
 # source is cleared, and tracebacks and outputs that quote a hidden line are scrubbed.
-# grader/instructor/grading/feedback.py; tested by tests/test_feedback.py.
+# grader/instructor/grading/feedback.py; tested by tests/grading/test_feedback.py.
 c.GenerateFeedback.preprocessors = [
     "nbgrader.preprocessors.GetGrades",
     "grader.instructor.grading.feedback.ScrubHiddenTests",

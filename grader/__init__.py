@@ -4,7 +4,6 @@ import sys as _sys
 
 from . import trusted as _trusted
 from .checks import CheckResult, check_close, check_gradient, check_layer
-from .dropout_check import check_dropout
 from .errors import BadReturnValue, CheckFailed, ToolkitInputError
 from .hints import HINT_CODES, Hint, diagnose
 from .numgrad import (
@@ -27,7 +26,6 @@ __all__ = [
     "as_float",
     "as_items",
     "check_close",
-    "check_dropout",
     "check_gradient",
     "check_layer",
     "diagnose",

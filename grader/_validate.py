@@ -71,10 +71,16 @@ def short_traceback(func: _F) -> _F:
     return grader_toolkit  # type: ignore[return-value]
 
 
+#: Frames in these folders of grader/ are not the toolkit's: the lessons' helpers call student
+#: code, and the instructor's tools are not in a student's traceback at all.
+_NOT_TOOLKIT = tuple(os.path.join(_PACKAGE_DIR, sub) + os.sep for sub in ("lessons", "instructor"))
+
+
 def _only_toolkit_frames(tb: TracebackType | None) -> bool:
+    """Is every frame of `tb` in the toolkit (grader/ and its packages, but lessons/ and instructor/)?"""
     while tb is not None:
         filename = os.path.abspath(tb.tb_frame.f_code.co_filename)
-        if os.path.dirname(filename) != _PACKAGE_DIR:
+        if not filename.startswith(_PACKAGE_DIR + os.sep) or filename.startswith(_NOT_TOOLKIT):
             return False
         tb = tb.tb_next
     return True

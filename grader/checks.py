@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -23,8 +23,6 @@ from ._validate import (
     float64_array,
     fmt_entry,
     fmt_shape,
-    optional_batch_size,
-    optional_kind,
     optional_mask,
     positive_float,
     require_finite,
@@ -33,17 +31,8 @@ from ._validate import (
     writable_float64_array,
 )
 from .errors import BadReturnValue, CheckFailed, ToolkitInputError
-from .hint_context import checked_reg, checked_rnn, checked_weights, trailing_block
-from .hint_problems import (
-    checked_conv,
-    checked_lstm,
-    checked_norm,
-    checked_norm_test,
-    checked_optim,
-    checked_pool,
-    checked_running,
-)
-from .hints import Hint, checked_layer_pair, diagnose
+from .hints import Hint, HintArgs, diagnose_with, hint_args
+from .hints.context import context_for, trailing_block
 from .numgrad import (
     eval_numerical_gradient,
     numerical_gradient_array,
@@ -52,7 +41,7 @@ from .numgrad import (
 from .report_lines import fail_line, hint_line, pass_line, summary_hint
 from .trusted import plain_items
 
-__all__ = ["CheckResult", "check_close", "check_gradient", "check_layer"]
+__all__ = ["CheckResult", "check_close", "check_gradient", "check_layer", "checked_name", "compare", "report"]
 
 _DOUT_STREAM = 0xD0D7  # check_layer draws dout from default_rng([_DOUT_STREAM, seed])
 
@@ -71,79 +60,28 @@ class CheckResult:
 
 
 @short_traceback
-def check_close(
-    name: str,
-    actual: Any,
-    expected: Any,
-    *,
-    tol: float = 1e-7,
-    batch_size: int | None = None,
-    mask: Any = None,
-    upstream: Any = None,
-    layer_input: Any = None,
-    layer_output: Any = None,
-    kind: str | None = None,
-    weights: Any = None,
-    reg: float | None = None,
-    rnn: Any = None,
-    norm: Any = None,
-    norm_test: Any = None,
-    running: Any = None,
-    optim: Any = None,
-    lstm: Any = None,
-    conv: Any = None,
-    pool: Any = None,
-) -> CheckResult:
+def check_close(name: str, actual: Any, expected: Any, *, tol: float = 1e-7, **hints: Any) -> CheckResult:
     """Compare a value (forward output or gradient) with a reference; print; raise on failure.
 
     Inputs: name — shown in the line ("out", "dx"); actual — the student's array, shape S;
-    expected — float64 reference, shape S; tol — largest accepted relative error; batch_size,
-    mask, upstream (the dout given to the backward pass), layer_input and layer_output (x and
-    out of an elementwise layer, shape S) — passed to the hint engine; kind — "gradient" or
-    "value" (the wording of the hints), by default guessed from the name (dx, dW1, dL/dx, a
-    name with "grad" or "slope": gradient; out, loss, scores: value); weights (a W shaped like
-    expected, or square), reg (the L2 strength), rnn (the dict of a vanilla RNN problem), and
-    the training problems norm, norm_test, running and optim and the layers lstm, conv and pool
-    (grader.hint_problems) — passed to the hint engine (see grader.hints.diagnose), checked even
-    when the value is right.
+    expected — float64 reference, shape S; tol — largest accepted relative error; hints — what
+    the hint engine may use to explain a failure, checked even when the value is right (see
+    `grader.hints.hint_args`): batch_size, mask, upstream (the dout given to the backward
+    pass), layer_input and layer_output (x and out of an elementwise layer, shape S), kind
+    ("gradient" or "value", the wording; by default guessed from the name: dx, dW1, dL/dx, a
+    name with "grad" or "slope" is a gradient; out, loss, scores a value), weights (a W shaped
+    like expected, or square), reg (the L2 strength) and problem ({name: dict}, the problem of
+    which expected is the answer: rnn, norm, norm_test, running, optim, lstm, conv or pool).
     Returns: the CheckResult (only when it passed; otherwise CheckFailed is raised).
     """
     __tracebackhide__ = True
-    name = _checked_name(name)
+    name = checked_name(name)
     tol = positive_float(tol, "tol")
     exp = float64_array(expected, "expected")
     require_finite(exp, "expected")
-    batch_size = optional_batch_size(batch_size)
-    mask = optional_mask(mask, exp.shape)
-    kind = optional_kind(kind)
-    up = _checked_upstream(upstream, "upstream")
-    layer = checked_layer_pair(layer_input, layer_output, exp.shape)
-    extra = _checked_extra_context(
-        weights,
-        reg,
-        rnn,
-        exp.shape,
-        norm=norm,
-        norm_test=norm_test,
-        running=running,
-        optim=optim,
-        lstm=lstm,
-        conv=conv,
-        pool=pool,
-    )
-    result, line = _compare(
-        name,
-        actual,
-        exp,
-        tol=tol,
-        batch_size=batch_size,
-        mask=mask,
-        upstream=up,
-        layer=layer,
-        kind=kind,
-        extra=extra,
-    )
-    _report([(result, line)])
+    args = hint_args(exp.shape, **hints)
+    result, line = compare(name, actual, exp, tol=tol, args=args)
+    report([(result, line)])
     return result
 
 
@@ -157,64 +95,34 @@ def check_gradient(
     dout: Any = None,
     tol: float = 1e-7,
     h: float = 1e-5,
-    batch_size: int | None = None,
-    mask: Any = None,
-    upstream: Any = None,
-    layer_input: Any = None,
-    layer_output: Any = None,
-    weights: Any = None,
-    reg: float | None = None,
-    rnn: Any = None,
-    norm: Any = None,
-    lstm: Any = None,
-    conv: Any = None,
-    pool: Any = None,
+    **hints: Any,
 ) -> CheckResult:
     """Compare an analytic gradient with the numerical gradient of f at x; print; raise.
 
     Inputs: f — scalar function of x (dout None) or array function of x with upstream
     gradient dout (shaped like f(x)); x — float64 array, shape S (restored afterwards; f must
     not change it in place: that is checked after every call of f); analytic — the student's
-    gradient, shape S. batch_size defaults to dout.shape[0] when dout has 2 or more axes.
-    batch_size, mask, upstream (defaults to dout), layer_input and layer_output (x and out of
-    an elementwise layer, shape S), weights, reg, rnn, norm, lstm, conv and pool are passed to
-    the hint engine (for the gradient of a regularised loss with respect to a weight matrix x:
-    weights=x, reg=reg; for a batchnorm or layernorm dx, dgamma or dbeta: norm, its problem dict;
-    for a gradient of an LSTM, a convolution or a max pool: lstm, conv or pool).
+    gradient, shape S; hints — passed to the hint engine as by check_close (see
+    `grader.hints.hint_args`); batch_size defaults to dout.shape[0] when dout has 2 or more
+    axes, upstream to dout (for the gradient of a regularised loss with respect to a weight
+    matrix x: weights=x, reg=reg; for a batchnorm's dx: problem={"norm": {...}}).
     Returns: the CheckResult (only when it passed; otherwise CheckFailed is raised).
     """
     __tracebackhide__ = True
-    name = _checked_name(name)
+    name = checked_name(name)
     tol = positive_float(tol, "tol")
-    batch_size = optional_batch_size(batch_size)
     x = writable_float64_array(x)
-    mask = optional_mask(mask, x.shape)
-    hint_up = _checked_upstream(upstream, "upstream")
-    layer = checked_layer_pair(layer_input, layer_output, x.shape)
-    extra = _checked_extra_context(weights, reg, rnn, x.shape, norm=norm, lstm=lstm, conv=conv, pool=pool)
+    args = hint_args(x.shape, **{"kind": "gradient", **hints})
     if dout is None:
         numeric = eval_numerical_gradient(f, x, h)
     else:
         up = float64_array(dout, "dout")
         require_finite(up, "dout")
-        if batch_size is None and up.ndim >= 2:
-            batch_size = up.shape[0]
-        if hint_up is None:
-            hint_up = up
+        batch = args.batch if args.batch is not None or up.ndim < 2 else up.shape[0]
+        args = replace(args, batch=batch, upstream=up if args.upstream is None else args.upstream)
         numeric = numerical_gradient_array(f, x, up, positive_float(h, "h"))
-    result, line = _compare(
-        name,
-        analytic,
-        numeric,
-        tol=tol,
-        batch_size=batch_size,
-        mask=mask,
-        upstream=hint_up,
-        layer=layer,
-        kind="gradient",
-        extra=extra,
-    )
-    _report([(result, line)])
+    result, line = compare(name, analytic, numeric, tol=tol, args=args)
+    report([(result, line)])
     return result
 
 
@@ -275,41 +183,28 @@ def check_layer(
     rows = []
     for i, key in enumerate(names):
         numeric = _layer_numeric(forward, fname, originals, extra, i, names, dout, h)
-        rows.append(
-            _compare(
-                f"d{key}",
-                grads[i],
-                numeric,
-                tol=tol,
-                batch_size=batch_size,
-                mask=masks.get(key),
-                upstream=dout,
-                layer=(originals[i], out) if out.shape == originals[i].shape else None,
-                kind="gradient",
-                extra={"weights": _square_other_input(originals, i)},
-            )
+        args = HintArgs(
+            batch=batch_size,
+            mask=masks.get(key),
+            upstream=dout,
+            layer=(originals[i], out) if out.shape == originals[i].shape else None,
+            kind="gradient",
+            weights=_square_other_input(originals, i),
         )
-    _report(rows, problems, who=bname)
+        rows.append(compare(f"d{key}", grads[i], numeric, tol=tol, args=args))
+    report(rows, problems, who=bname)
     return [r for r, _ in rows]
 
 
 # ----------------------------------------------------------------------------- comparison
 
 
-def _compare(
-    name: str,
-    actual: Any,
-    expected: np.ndarray,
-    *,
-    tol: float,
-    batch_size: int | None,
-    mask: Any,
-    upstream: np.ndarray | None = None,
-    layer: tuple[np.ndarray, np.ndarray] | None = None,
-    kind: str | None = None,
-    extra: Mapping[str, Any] | None = None,
+def compare(
+    name: str, actual: Any, expected: np.ndarray, *, tol: float, args: HintArgs | None = None
 ) -> tuple[CheckResult, str]:
-    """The CheckResult and its ✓/✗ line; diagnose() is only asked when it failed."""
+    """The CheckResult of actual against expected (finite float64, shape S, checked) and its ✓/✗
+    line, without printing; the hint engine is asked (with `args`, checked by
+    `grader.hints.hint_args`) only when it failed. For checkers built on the toolkit's lines."""
     __tracebackhide__ = True
     arr = to_numpy(actual)
     err = math.inf
@@ -325,24 +220,14 @@ def _compare(
         elif err < tol:
             result = CheckResult(name, True, err, None)
             return result, pass_line(name, f"relative error {err:.1e}")
-    x, out = layer if layer is not None else (None, None)
-    hint = diagnose(
-        arr if arr is not None else actual,
-        expected,
-        batch_size=batch_size,
-        mask=mask,
-        name=name,
-        upstream=upstream,
-        layer_input=x,
-        layer_output=out,
-        kind=kind,
-        **(extra or {}),
-    )
+    ctx = context_for(expected, args or HintArgs(), name)
+    hint = diagnose_with(arr if arr is not None else actual, ctx)
     return CheckResult(name, False, err, hint), fail_line(name, status)
 
 
-def _report(rows: list[tuple[CheckResult, str]], problems: Sequence[str] = (), who: str = "") -> None:
-    """Print every line (and hint), then raise CheckFailed if anything failed."""
+def report(rows: list[tuple[CheckResult, str]], problems: Sequence[str] = (), who: str = "") -> None:
+    """Print every line (and hint), then raise CheckFailed if anything failed (one summary line:
+    `who`, then every failed quantity with its status and hint, then `problems`)."""
     __tracebackhide__ = True
     for result, line in rows:
         print(line)
@@ -376,38 +261,6 @@ def _fmt_tol(tol: float) -> str:
 # ----------------------------------------------------------------------------- check_layer
 
 
-def _checked_upstream(value: Any, what: str) -> np.ndarray | None:
-    __tracebackhide__ = True
-    if value is None:
-        return None
-    arr = float64_array(value, what)
-    require_finite(arr, what)
-    return arr
-
-
-def _checked_extra_context(
-    weights: Any, reg: Any, rnn: Any, shape: tuple[int, ...], **problems: Any
-) -> dict[str, Any]:
-    """weights, reg, rnn and the problems (norm, norm_test, running, optim, lstm, conv, pool)
-    for diagnose, checked now against expected's shape (even when the value turns out right)."""
-    __tracebackhide__ = True
-    checked_rnn(rnn)  # diagnose takes the dicts themselves
-    for key, value in problems.items():
-        _PROBLEM_CHECKS[key](value, shape)
-    return {"weights": checked_weights(weights, shape), "reg": checked_reg(reg), "rnn": rnn} | problems
-
-
-_PROBLEM_CHECKS = {
-    "norm": checked_norm,
-    "norm_test": checked_norm_test,
-    "running": checked_running,
-    "optim": checked_optim,
-    "lstm": checked_lstm,
-    "conv": checked_conv,
-    "pool": checked_pool,
-}
-
-
 def _square_other_input(originals: list[np.ndarray], i: int) -> np.ndarray | None:
     """The first input other than i that is a square matrix (K, K), K the size of input i's last axes."""
     for j, w in enumerate(originals):
@@ -417,7 +270,7 @@ def _square_other_input(originals: list[np.ndarray], i: int) -> np.ndarray | Non
     return None
 
 
-def _checked_name(name: Any) -> str:
+def checked_name(name: Any) -> str:
     __tracebackhide__ = True
     if not isinstance(name, str) or not name:
         raise ToolkitInputError(f"name must be a non-empty string, but got {describe(name)}.")

@@ -24,9 +24,10 @@ _cache_alembic_head()
 
 # Longest first: with two workers, a minute-long test collected last leaves one core idle while
 # it runs. These modules start kernels for tens of seconds per test; the rest take milliseconds.
-_LONG_FIRST = ("tests/test_liars.py", "tests/grading_pipeline/", "tests/test_feedback.py",
-               "tests/browser/", "tests/test_nbgrader_settings.py", "tests/test_grading.py",
-               "tests/cases/test_corpus.py", "tests/cases/test_kernel_matches_nbgrader.py")
+_LONG_FIRST = ("tests/grading/test_liars.py", "tests/grading/pipeline/", "tests/grading/test_feedback.py",
+               "tests/front_ends/browser/", "tests/grading/test_nbgrader_settings.py",
+               "tests/grading/test_solution_and_release.py", "tests/cases/test_corpus.py",
+               "tests/cases/test_kernel_matches_nbgrader.py")
 
 
 def _rank(item) -> int:
@@ -40,7 +41,7 @@ def pytest_collection_modifyitems(config, items) -> None:
 
 # Tests that share an expensive fixture (the browser's JupyterLab, the pipeline's graded class) or
 # start their own parallel workers run on one xdist worker; every other test is scheduled alone.
-_ONE_WORKER = ("tests/grading_pipeline/", "tests/browser/")
+_ONE_WORKER = ("tests/grading/pipeline/", "tests/front_ends/browser/")
 
 
 def pytest_xdist_make_scheduler(config, log):

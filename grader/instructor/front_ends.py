@@ -11,8 +11,8 @@ One canonical source for the links and for the first code cell of every lesson:
   has numpy, matplotlib, torch and ipywidgets, at its own versions, not the course's pins); where
   it is present it does nothing.
 
-tests/test_front_ends.py and tests/test_bootstrap_cell.py check the notebooks, the README and the
-cell's behaviour against these definitions.
+tests/front_ends/test_front_ends.py and tests/environment/test_bootstrap_cell.py check the notebooks,
+the README and the cell's behaviour against these definitions.
 """
 
 from __future__ import annotations

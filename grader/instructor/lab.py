@@ -13,7 +13,7 @@ The two roles differ only in the Jupyter configuration directories put in front 
   server. The student's Validate button stays.
 
 Binder starts its own JupyterLab: the repository's `start` script puts the same two folders on
-`JUPYTER_CONFIG_PATH` (tests/test_binder.py checks that both say the same).
+`JUPYTER_CONFIG_PATH` (tests/environment/test_binder.py checks that both say the same).
 """
 
 from __future__ import annotations

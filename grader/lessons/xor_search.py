@@ -5,7 +5,7 @@ too), weights drawn from U(-1, 1), biases 0, targets -1 / +1 and the *sum* of sq
 the four examples. Training is plain full-batch gradient descent at one fixed learning rate.
 All R networks of one hidden size are trained together: every array carries the run index r
 first, so one einsum does the work of R small matrix products, and one backward pass (checked
-against centred differences in tests/test_xor_search.py) gives the gradients of all R nets.
+against centred differences in tests/lessons/test_xor_search.py) gives the gradients of all R nets.
 """
 
 from __future__ import annotations

@@ -1,0 +1,23 @@
+"""The hint codes of the lessons' own checkers, which print their hints through the toolkit.
+
+`grader.lessons.dropout_check.check_dropout` (lesson 08) and
+`grader.lessons.init_variance.check_init_variance` (lesson 07) live with the lessons they serve,
+which the toolkit never imports; their codes are listed here so that HINT_CODES names every code
+a check can print (the class report explains each one by it).
+"""
+
+from __future__ import annotations
+
+#: The hint codes this module's rules give, and what each one means (gathered into
+#: grader.hints.HINT_CODES).
+CODES: dict[str, str] = {
+    "dropout-drop-probability": "a dropout keeping about 1 − p of the units (or rescaling by "
+    "1/(1 − p)): p taken as the probability of dropping (check_dropout).",
+    "dropout-not-rescaled": "a train-mode dropout whose kept units equal x instead of x / p "
+    "(check_dropout).",
+    "dropout-at-test": "a test-mode dropout that is not the identity: units dropped or "
+    "rescaled at test time (check_dropout).",
+    "init-variance": "an initialiser's weights of the wrong shape, dtype or variance: the variance "
+    "another scheme would give (1/fan_in, 2/fan_in, ...) is named, or how far off it is "
+    "(check_init_variance).",
+}

@@ -1,0 +1,79 @@
+"""backprop-grade gives, cell by cell, the grades of plain sequential `nbgrader autograde`.
+
+The real course notebooks, graded twice from identical submissions: once by nbgrader alone
+(one student after the other, as `nbgrader autograde` does), once by the pipeline (parallel,
+sandboxed, with the integrity guard). Honest submissions only: the solution, the untouched
+release, an alternative correct solution and typical mistakes from tests/cases/.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from grader.instructor.grading.pipeline import Options, grade
+from tests.nbgrader_harness import ScratchCourse, fill_release, load_cases, solution_sources
+
+# A sample of each notebook's cases (every case is graded by tests/cases/test_corpus.py already;
+# 02_chain_rule takes ~15 s per run: its solution only).
+SAMPLE = {"01_derivatives": (True, 1, [0]), "02_chain_rule": (False, 0, [])}
+
+
+def _submissions(course: ScratchCourse, name: str) -> dict[str, nbformat.NotebookNode]:
+    with_release, n_alt, mistakes_idx = SAMPLE[name]
+    solutions = solution_sources(course.source_nb)
+    alternatives, mistakes = load_cases(name)
+    subs = {"solution": fill_release(course.release_nb, solutions)}
+    if with_release:
+        subs["release"] = course.release_nb
+    for gid in list(alternatives)[:n_alt]:
+        subs[f"alt_{gid}"] = fill_release(course.release_nb, {**solutions, gid: alternatives[gid]})
+    for i in mistakes_idx:
+        subs[f"mistake_{i}"] = fill_release(course.release_nb, {**solutions, **mistakes[i]["cells"]})
+    return subs
+
+
+@pytest.mark.parametrize("name", list(SAMPLE))
+def test_same_grades_as_sequential_nbgrader(tmp_path: Path, name: str) -> None:
+    plain = ScratchCourse(tmp_path / "plain", name)
+    ours = ScratchCourse(tmp_path / "ours", name)
+    subs = _submissions(plain, name)
+    for student, nb in subs.items():
+        plain.submit(student, nb)
+        ours.submit(student, nb)
+    expected = {student: plain.autograde(student) for student in subs}
+
+    summary = grade(Options(course_dir=ours.root, assignment=name, workers=2, progress=lambda _: None))
+    assert not summary.failed and not summary.problems and not summary.flagged, summary
+
+    from nbgrader.api import Gradebook
+
+    with Gradebook(ours.db_url) as gb:
+        for student in subs:
+            sub = gb.find_submission_notebook(name, name, student)
+            got = {g.name: (g.score, g.max_score) for g in sub.grades}
+            want = {gid: (c.score, c.max_score) for gid, c in expected[student].items()}
+            assert got == want, f"{name} {student}: pipeline {got} != nbgrader {want}"
+            assert not any(g.needs_manual_grade for g in sub.grades)
+    # same failing cells, for the same reasons
+    for student in subs:
+        a, b = plain.autograded_notebook(student), ours.autograded_notebook(student)
+        assert [_errors(c) for c in a.cells] == [_errors(c) for c in b.cells], student
+    # the feedback pages quote no line of the real hidden tests (plain nbgrader's neither:
+    # nbgrader_config.py configures the scrubbing; tests/grading/test_feedback.py)
+    from grader.instructor.grading.feedback import hidden_lines, leaks
+
+    hidden = hidden_lines(ours.source_nb)
+    assert hidden
+    for student in subs:
+        page = ours.root / "feedback" / student / name / f"{name}.html"
+        assert not leaks(page.read_text(), hidden), (student, leaks(page.read_text(), hidden)[:3])
+    # both sides got feedback-able, complete notebooks: the last cell ran
+    last = [c for c in ours.autograded_notebook("solution").cells if c.cell_type == "code"][-1]
+    assert last.get("execution_count")
+
+
+def _errors(cell) -> list[str]:
+    return [o.get("ename") for o in cell.get("outputs", []) if o.get("output_type") == "error"]
