@@ -121,6 +121,22 @@ def _checked_problem(problem: Any, shape: tuple[int, ...]) -> tuple[str | None, 
     return name, PROBLEMS[name].check(value, shape)
 
 
+#: The keywords hint_args takes, for the message about one it does not.
+HINT_KEYWORDS = ("batch_size", "mask", "upstream", "layer_input", "layer_output", "kind", "weights", "reg",
+                 "problem")
+
+
+def _refuse(names: list[str]) -> None:
+    __tracebackhide__ = True
+    problems = [n for n in names if n in PROBLEMS]
+    advice = (f" {', '.join(problems)} is a problem: pass problem={{'{problems[0]}': {{...}}}}." if problems
+              else "")
+    raise ToolkitInputError(
+        f"unknown keyword argument(s) {', '.join(names)}: the hint keywords are "
+        f"{', '.join(HINT_KEYWORDS)}.{advice}"
+    )
+
+
 def _checked_upstream(upstream: Any) -> np.ndarray | None:
     __tracebackhide__ = True
     if upstream is None:
@@ -142,6 +158,7 @@ def hint_args(
     weights: Any = None,
     reg: Any = None,
     problem: Any = None,
+    **unknown: Any,
 ) -> HintArgs:
     """The hint engine's keyword arguments, checked once against expected's shape S.
 
@@ -157,9 +174,11 @@ def hint_args(
     problem — {name: dict}, the problem of which expected is the right answer, one of PROBLEMS
     (see each problem module's docstring for its dict: rnn, norm, norm_test, running, optim,
     lstm, conv, pool).
-    Raises ToolkitInputError, saying what was expected, for any bad one.
+    Raises ToolkitInputError, saying what was expected, for any bad one (or an unknown keyword).
     """
     __tracebackhide__ = True
+    if unknown:
+        _refuse(sorted(unknown))
     problem_name, checked = _checked_problem(problem, shape)
     return HintArgs(
         batch=optional_batch_size(batch_size),

@@ -276,6 +276,13 @@ def test_new_rules_stay_silent_on_unrelated_arrays(expected, context):
         ({"reg": "0.1"}, r"reg must be None or a number ≥ 0"),
         ({"problem": {"rnn": {"x": np.ones((2, 3))}}}, r"rnn must be a dict with x, h0, Wx, Wh, b, dh"),
         ({"problem": {"rnn": RNN_P | {"h0": np.ones((2, 2))}}}, r"the arrays of rnn do not fit together"),
+        # the problem is one dict {name: its dict}, the name one of PROBLEMS
+        ({"problem": "lstm"}, r"problem must be None or a dict with one key, the kind of problem \(rnn"),
+        ({"problem": {"lstmm": {}}}, r"problem must be None or a dict with one key.*but got a dict"),
+        ({"problem": {"rnn": RNN_P, "norm": {}}}, r"problem must be None or a dict with one key"),
+        ({"rnn": RNN_P}, r"unknown keyword argument\(s\) rnn: the hint keywords are batch_size.*"
+                         r"rnn is a problem: pass problem=\{'rnn': \{...\}\}"),
+        ({"batchsize": 3}, r"unknown keyword argument\(s\) batchsize: the hint keywords are batch_size"),
     ],
 )
 def test_bad_new_arguments(kwargs, words):
