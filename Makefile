@@ -25,11 +25,11 @@ $(INSTALLED): pyproject.toml
 ## Open the course in JupyterLab as a student (prints the URL; works headless and as root):
 ## lesson 01, or LESSON=05 (a number or the start of a name). No news pop-up, no instructor tools.
 lab: setup
-	$(BIN)/python -m grader.instructor.lab $(if $(LESSON),--lesson "$(LESSON)",) -- --ServerApp.port=$(PORT)
+	$(BIN)/python -m grader.lab $(if $(LESSON),--lesson "$(LESSON)",) -- --ServerApp.port=$(PORT)
 
 ## JupyterLab for instructors, on course/: nbgrader's Formgrader and Create Assignment as well.
 instructor: setup
-	$(BIN)/python -m grader.instructor.lab --instructor -- --ServerApp.port=$(PORT)
+	$(BIN)/python -m grader.lab --instructor -- --ServerApp.port=$(PORT)
 
 ## Debian's chromium for the real-browser tests (tests/front_ends/browser); installed when missing.
 ## Playwright drives it: its own browser download does not work everywhere.
@@ -67,8 +67,10 @@ clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache .hypothesis test-artifacts
 
 # ---------------------------------------------------------------- instructor grading (issue 8)
-# bubblewrap sandboxes student kernels (backprop-grade). Installed when missing and root;
-# otherwise grading still works, unsandboxed, and says so loudly.
+# bubblewrap sandboxes student kernels under backprop-grade: installed here when missing and run
+# as root, otherwise only warned about. Without it backprop-grade runs kernels unsandboxed and says
+# so (console and class report), or refuses with --require-sandbox; the hostile-submission tests
+# then skip, so CI installs it.
 .PHONY: grading-deps grade selfgrade
 grading-deps:
 	@command -v bwrap >/dev/null 2>&1 || { \

@@ -5,8 +5,8 @@
 
 The class: N students, each submitting every assignment (default 01_derivatives and
 02_chain_rule, one notebook each), with a deterministic mix of correct answers (the
-solution and the alternatives of tests/cases/), partially wrong ones (the typical mistakes of
-tests/cases/) and broken ones (the untouched release, or a solution cell that raises).
+solution), partially wrong ones (the solution with one exercise left as released, a different
+one per student) and broken ones (the untouched release, or a first solution cell that raises).
 
 Three runs on identical copies of the class:
 1. backprop-grade (this package): parallel, sandboxed, feedback and report included;
@@ -36,7 +36,7 @@ sys.path.insert(0, str(REPO))
 import nbformat  # noqa: E402
 
 from grader.instructor.nbgrader_env import ensure_venv_on_path, nbgrader_api  # noqa: E402
-from tests.nbgrader_harness import fill_release, load_cases, solution_sources  # noqa: E402
+from grader.instructor.notebook_cells import fill_release, solution_sources  # noqa: E402
 
 
 def make_class(root: Path, assignments: list[str], students: int) -> dict[str, int]:
@@ -52,15 +52,14 @@ def make_class(root: Path, assignments: list[str], students: int) -> dict[str, i
         source = nbformat.read(root / "course" / name / f"{name}.ipynb", as_version=4)
         release = nbformat.read(root / "exercises" / name / f"{name}.ipynb", as_version=4)
         solutions = solution_sources(source)
-        alternatives, mistakes = load_cases(name)
+        stubs = solution_sources(release)
         for i in range(students):
             kind = ("correct", "partially wrong", "partially wrong", "correct", "broken")[i % 5]
             if kind == "correct":
-                alts = list(alternatives.items())
-                extra = dict([alts[i % len(alts)]]) if alts and i % 2 else {}
-                nb = fill_release(release, {**solutions, **extra})
+                nb = fill_release(release, solutions)
             elif kind == "partially wrong":
-                nb = fill_release(release, {**solutions, **mistakes[i % len(mistakes)]["cells"]})
+                left = sorted(solutions)[i % len(solutions)]
+                nb = fill_release(release, {**solutions, left: stubs[left]})
             elif i % 2:
                 nb = release
             else:

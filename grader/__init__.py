@@ -12,6 +12,7 @@ from .numgrad import (
     grad_check_sparse,
     rel_error,
 )
+from .report_lines import show_hint
 from .trusted import as_array, as_dict, as_float, as_items, verify_environment
 
 __all__ = [
@@ -33,6 +34,7 @@ __all__ = [
     "eval_numerical_gradient_array",
     "grad_check_sparse",
     "rel_error",
+    "show_hint",
     "verify_environment",
 ]
 

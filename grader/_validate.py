@@ -72,12 +72,12 @@ def short_traceback(func: _F) -> _F:
 
 
 #: Frames in these folders of grader/ are not the toolkit's: the lessons' helpers call student
-#: code, and the instructor's tools are not in a student's traceback at all.
-_NOT_TOOLKIT = tuple(os.path.join(_PACKAGE_DIR, sub) + os.sep for sub in ("lessons", "instructor"))
+#: code, and the instructor's tools and the lab launcher are not in a student's traceback at all.
+_NOT_TOOLKIT = tuple(os.path.join(_PACKAGE_DIR, sub) + os.sep for sub in ("lessons", "instructor", "lab"))
 
 
 def _only_toolkit_frames(tb: TracebackType | None) -> bool:
-    """Is every frame of `tb` in the toolkit (grader/ and its packages, but lessons/ and instructor/)?"""
+    """Is every frame of `tb` in the toolkit (grader/ and its packages but lessons/, instructor/, lab/)?"""
     while tb is not None:
         filename = os.path.abspath(tb.tb_frame.f_code.co_filename)
         if not filename.startswith(_PACKAGE_DIR + os.sep) or filename.startswith(_NOT_TOOLKIT):

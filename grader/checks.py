@@ -38,7 +38,7 @@ from .numgrad import (
     numerical_gradient_array,
     rel_error,
 )
-from .report_lines import fail_line, hint_line, pass_line, summary_hint
+from .report_lines import emit, fail_line, hint_line, pass_line, summary_hint
 from .trusted import plain_items
 
 __all__ = ["CheckResult", "check_close", "check_gradient", "check_layer", "checked_name", "compare", "report"]
@@ -226,15 +226,17 @@ def compare(
 
 
 def report(rows: list[tuple[CheckResult, str]], problems: Sequence[str] = (), who: str = "") -> None:
-    """Print every line (and hint), then raise CheckFailed if anything failed (one summary line:
-    `who`, then every failed quantity with its status and hint, then `problems`)."""
+    """Show every line (and hint; `grader.report_lines.emit`: the hints also as data, for the
+    class report), then raise CheckFailed if anything failed (one summary line: `who`, then
+    every failed quantity with its status and hint, then `problems`)."""
     __tracebackhide__ = True
+    lines: list[str] = []
     for result, line in rows:
-        print(line)
+        lines.append(line)
         if result.hint is not None:
-            print(hint_line(result.hint.message, result.hint.code))
-    for problem in problems:
-        print(f"✗ {problem}")
+            lines.append(hint_line(result.hint.message, result.hint.code))
+    lines += [f"✗ {problem}" for problem in problems]
+    emit(lines, [(r.hint.code, r.hint.message) for r, _ in rows if r.hint is not None])
     if all(r.passed for r, _ in rows) and not problems:
         return
     raise CheckFailed(_summary(rows, problems, who), results=[r for r, _ in rows])

@@ -1,31 +1,36 @@
-"""The one format of the lines a check prints, and its parser (used by the class report).
+"""The one format of the lines a check shows, and how they reach the class report as data.
 
     ✓ dx  relative error 2.3e-10
     ✗ db  relative error 6.7e-01 (needs < 1e-07)
         Hint: your db is 1/5 of the expected one, and 5 is the batch size: ...  [sum-vs-mean]
 
-Every check of the toolkit and of the lesson helpers prints through these functions, and
-`grader.instructor.grading.report` reads hints back with `parse_hint_line`, so the format is
-written once.
+Every check of the toolkit and of the lesson helpers shows its lines with `emit`, and a test
+cell its own hint with `show_hint`. In a notebook (an IPython shell) that is one display output
+with two representations: the lines as text/plain, which is what the student reads, and the
+hints as JSON (CHECK_MIME), which is what `grader.instructor.grading.report` counts; nothing
+parses the printed text back. Outside IPython (a plain Python, the tests) the lines are printed.
 """
 
 from __future__ import annotations
 
-import re
+import sys
+from collections.abc import Sequence
 
 __all__ = [
+    "CHECK_MIME",
     "HINT_PREFIX",
+    "emit",
     "fail_line",
     "hint_line",
-    "hints_in_text",
-    "parse_hint_line",
+    "hints_of_output",
     "pass_line",
+    "show_hint",
     "summary_hint",
 ]
 
 HINT_PREFIX = "Hint: "
-_HINT = re.compile(r"Hint: (?P<msg>.+?)(?:\s+\[(?P<code>[a-z0-9][a-z0-9-]*)\])?\s*$")
-_SUMMARY_HINT = re.compile(r"— (?P<msg>[^;]+?) \[(?P<code>[a-z0-9-]+)\]")
+#: The mime type of the data beside a check's text: {"hints": [{"code": str | None, "message": str}]}.
+CHECK_MIME = "application/vnd.backprop-course.check+json"
 
 
 def pass_line(name: str, status: str) -> str:
@@ -38,18 +43,10 @@ def fail_line(name: str, status: str) -> str:
     return f"✗ {name}  {status}"
 
 
-def hint_line(message: str, code: str) -> str:
-    """`    Hint: your db is 1/5 of the expected one ...  [sum-vs-mean]` (indented under its check)."""
-    return f"    {HINT_PREFIX}{message}  [{code}]"
-
-
-def parse_hint_line(line: str) -> tuple[str, str | None] | None:
-    """(message, code) of a printed hint line (code None when it has no [slug]); None otherwise."""
-    index = line.find(HINT_PREFIX)
-    if index < 0:
-        return None
-    match = _HINT.match(line[index:].rstrip())
-    return (match.group("msg"), match.group("code")) if match else None
+def hint_line(message: str, code: str | None) -> str:
+    """`    Hint: your db is 1/5 of the expected one ...  [sum-vs-mean]` (indented under its check;
+    without `[code]` for a hint a test cell words itself)."""
+    return f"    {HINT_PREFIX}{message}" + (f"  [{code}]" if code else "")
 
 
 def summary_hint(message: str, code: str) -> str:
@@ -57,13 +54,36 @@ def summary_hint(message: str, code: str) -> str:
     return f" — {message} [{code}]"
 
 
-def hints_in_text(text: str) -> list[tuple[str, str]]:
-    """(code or "", message) of every hint in printed text: hint lines and CheckFailed messages."""
-    found = []
-    for line in text.splitlines():
-        parsed = parse_hint_line(line.strip())
-        if parsed is not None:
-            found.append((parsed[1] or "", parsed[0]))
-            continue
-        found += [(m.group("code"), m.group("msg")) for m in _SUMMARY_HINT.finditer(line)]
-    return found
+def _shell():
+    """The running IPython shell, or None (IPython is only looked up if it is already imported)."""
+    ipython = sys.modules.get("IPython")
+    return ipython.get_ipython() if ipython is not None else None
+
+
+def emit(lines: Sequence[str], hints: Sequence[tuple[str | None, str]] = ()) -> None:
+    """Show a check's lines to the student and its hints ((code, message), code None for a hint
+    without one) to the class report: one display output in IPython, plain print elsewhere."""
+    text = "\n".join(lines)
+    shell = _shell()
+    if shell is None:
+        print(text)
+        return
+    from IPython.display import publish_display_data
+
+    data = {"hints": [{"code": code, "message": message} for code, message in hints]}
+    publish_display_data({"text/plain": text, CHECK_MIME: data})
+
+
+def show_hint(message: str, code: str | None = None) -> None:
+    """A hint of a test cell's own (`Hint: message`), shown as the toolkit's checks show theirs,
+    so that the class report counts it too."""
+    emit([hint_line(message, code).lstrip()], [(code, message)])
+
+
+def hints_of_output(output: dict) -> list[tuple[str, str]]:
+    """(code or "", message) of every hint an output of a notebook carries as data (CHECK_MIME)."""
+    data = output.get("data", {}).get(CHECK_MIME) if isinstance(output, dict) else None
+    if not isinstance(data, dict):
+        return []
+    hints = [h for h in data.get("hints", []) if isinstance(h, dict)]
+    return [(h.get("code") or "", str(h.get("message", ""))) for h in hints]

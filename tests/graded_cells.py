@@ -23,9 +23,7 @@ from pathlib import Path
 
 import nbformat
 
-
-def meta(cell) -> dict:
-    return cell.metadata.get("nbgrader", {})
+from grader.instructor.notebook_cells import nbgrader_meta as meta
 
 
 def is_graded(cell) -> bool:

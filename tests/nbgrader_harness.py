@@ -11,6 +11,12 @@ from pathlib import Path
 import nbformat
 
 from grader.instructor.nbgrader_env import nbgrader_api
+from grader.instructor.notebook_cells import (  # noqa: F401  (re-exported for the tests)
+    fill_release,
+    graded_cells,
+    nbgrader_meta,
+    solution_sources,
+)
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -42,19 +48,6 @@ def case_sources(name: str) -> dict[str, list[str]]:
     return found
 
 
-def nbgrader_meta(cell) -> dict:
-    return cell.metadata.get("nbgrader", {})
-
-
-def solution_sources(source_nb) -> dict[str, str]:
-    """grade_id -> source of every solution cell of the instructor notebook."""
-    return {
-        nbgrader_meta(c)["grade_id"]: c.source
-        for c in source_nb.cells
-        if nbgrader_meta(c).get("solution")
-    }
-
-
 @functools.cache
 def course_solutions(name: str) -> dict[str, str]:
     """grade_id -> source of every solution cell of course/<name>/<name>.ipynb (read once)."""
@@ -82,30 +75,6 @@ def edited_solution(name: str, grade_id: str, *edits: tuple[str, str]) -> dict[s
     for old, new in edits:
         source = edit_once(source, old, new)
     return {grade_id: source}
-
-
-def graded_cells(source_nb) -> dict[str, float]:
-    """grade_id -> points of every graded cell."""
-    return {
-        nbgrader_meta(c)["grade_id"]: float(nbgrader_meta(c)["points"])
-        for c in source_nb.cells
-        if nbgrader_meta(c).get("grade")
-    }
-
-
-def fill_release(release_nb, answers: dict[str, str]):
-    """A copy of the student release with the given solution cells filled in."""
-    nb = nbformat.from_dict(release_nb)
-    known = set()
-    for cell in nb.cells:
-        grade_id = nbgrader_meta(cell).get("grade_id")
-        if nbgrader_meta(cell).get("solution") and grade_id in answers:
-            cell.source = answers[grade_id]
-            known.add(grade_id)
-    unknown = set(answers) - known
-    if unknown:
-        raise KeyError(f"no solution cell with grade_id {sorted(unknown)} in the release")
-    return nb
 
 
 class ScratchCourse:

@@ -7,7 +7,7 @@
 
 Exercises are regenerated every time (cheap, byte-for-byte deterministic). A solution is
 re-executed only when its inputs changed: the assignment folder in `course/`, the toolkit
-(`grader/` but for `lessons/` and `instructor/`), or a lesson module it imports
+(`grader/` but for `lessons/`, `instructor/` and `lab/`), or a lesson module it imports
 (`grader/lessons/`). Its stamp
 (`metadata.backprop_course`) records the hash of those inputs and of the outputs, so
 a stale or hand-edited solution is detected without executing anything.
@@ -94,7 +94,7 @@ def lesson_modules(name: str, root: Path = REPO) -> list[str]:
 
 def inputs_hash(name: str, root: Path = REPO) -> str:
     """Hash of everything a solution's outputs depend on: the lesson's folder in `course/`, the
-    toolkit (`grader/` but for `lessons/` and `instructor/`), the lesson modules it imports and,
+    toolkit (`grader/` but for `lessons/`, `instructor/` and `lab/`), the lesson modules it imports and,
     when one of them is `datasets`, the shipped data (`grader/lessons/data/`).
     Editing lesson 07's helper re-executes lesson 07, not the other lessons."""
     h = hashlib.sha256()
@@ -105,7 +105,8 @@ def inputs_hash(name: str, root: Path = REPO) -> str:
     helpers = {f"lessons/{m}.py" for m in modules} | {"lessons/__init__.py"}
     for path in sorted((root / "grader").rglob("*.py")):
         rel = path.relative_to(root / "grader")
-        if rel.parts[0] == "instructor" or (rel.parts[0] == "lessons" and rel.as_posix() not in helpers):
+        not_inputs = rel.parts[0] in ("instructor", "lab")
+        if not_inputs or (rel.parts[0] == "lessons" and rel.as_posix() not in helpers):
             continue
         h.update(f"grader/{rel.as_posix()}\0".encode())
         h.update(path.read_bytes())

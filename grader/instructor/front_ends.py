@@ -22,6 +22,8 @@ from pathlib import Path
 
 import nbformat
 
+from grader.lab import release_notebook
+
 REPOSITORY = "backprop-course/backprop-course"
 BRANCH = "main"
 
@@ -66,11 +68,6 @@ else:
                            "Is this runtime online? Connect it, then run this cell again.")
     importlib.invalidate_caches()  # so that this kernel sees the new package at once
     print("{INSTALLED}")'''
-
-
-def release_notebook(lesson: str) -> str:
-    """The release notebook of `lesson` inside the repository: exercises/<lesson>/<lesson>.ipynb."""
-    return f"exercises/{lesson}/{lesson}.ipynb"
 
 
 def colab_url(lesson: str) -> str:

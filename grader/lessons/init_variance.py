@@ -14,7 +14,7 @@ import numpy as np
 
 from .._validate import describe, fmt_shape
 from ..errors import CheckFailed
-from ..report_lines import fail_line, hint_line, pass_line, summary_hint
+from ..report_lines import emit, fail_line, hint_line, pass_line, summary_hint
 from ..trusted import plain_ndarray, verify_environment
 
 __all__ = ["VarianceOff", "check_init_variance"]
@@ -87,7 +87,7 @@ def check_init_variance(
     status = (f"variance {var:.4g}, expected {formula} = {expected:.4g} "
               f"(off by {off:.1%}, needs < {tol:.0%})")
     if off < tol:
-        print(pass_line(name, status))
+        emit([pass_line(name, status)])
         return VarianceOff(off)
     _fail(name, status, _variance_hint(var, fan_in, fan_out, expected, formula, tol))
 
@@ -124,6 +124,5 @@ def _variance_hint(var: float, fan_in: int, fan_out: int, expected: float, formu
 
 def _fail(name: str, status: str, hint: str) -> NoReturn:
     __tracebackhide__ = True
-    print(fail_line(name, status))
-    print(hint_line(hint, HINT_CODE))
+    emit([fail_line(name, status), hint_line(hint, HINT_CODE)], [(HINT_CODE, hint)])
     raise CheckFailed(f"{name}: {status}{summary_hint(hint, HINT_CODE)}")

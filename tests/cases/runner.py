@@ -47,11 +47,6 @@ def lesson_cases(name: str) -> list[Case]:
     return cases + [Case("mistake", m["name"], m["cells"], frozenset(m["must_fail"])) for m in mistakes]
 
 
-def points(nb) -> dict[str, float]:
-    """grade_id -> points of every graded cell."""
-    return {meta(c)["grade_id"]: float(meta(c)["points"]) for c in nb.cells if is_graded(c)}
-
-
 def _request(nb, cases: list[Case], cwd: Path) -> dict:
     cells = [{"source": c.source, "grade_id": meta(c).get("grade_id", ""), "solution": is_solution(c),
               "points": float(meta(c)["points"]) if is_graded(c) else None}

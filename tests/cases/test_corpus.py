@@ -14,8 +14,9 @@ import nbformat
 import pytest
 
 from grader.instructor.build import assignments
-from tests.cases.runner import expectation_errors, grade_cases, lesson_cases, points
+from tests.cases.runner import expectation_errors, grade_cases, lesson_cases
 from tests.nbgrader_harness import REPO
+from tests.nbgrader_harness import graded_cells as points
 
 pytestmark = pytest.mark.slow
 

@@ -22,7 +22,7 @@ from grader.instructor.build import assignments
 REPO = Path(__file__).resolve().parents[2]
 # The toolkit's checks, and the lessons' own checkers built on them.
 TOOLKIT = {"check_dropout", "check_init_variance"} | set(grader.__all__) - {
-    "BadReturnValue", "CheckFailed", "CheckResult", "Hint", "HINT_CODES", "ToolkitInputError"}
+    "BadReturnValue", "CheckFailed", "CheckResult", "Hint", "HINT_CODES", "ToolkitInputError", "show_hint"}
 
 
 def _parse(source: str) -> ast.Module:

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from grader.instructor import lab
+from grader import lab
 from grader.instructor.build import REPO
 
 

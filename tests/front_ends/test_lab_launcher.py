@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from grader.instructor import lab
+from grader import lab
 from grader.instructor.build import REPO
 
 LABEXTENSIONS = Path(sys.prefix) / "share" / "jupyter" / "labextensions"
@@ -59,7 +59,7 @@ def test_config_path_keeps_what_was_set_before() -> None:
 
 
 def test_the_cli_refuses_an_unknown_lesson_with_a_message() -> None:
-    result = subprocess.run([sys.executable, "-m", "grader.instructor.lab", "--lesson", "99"],
+    result = subprocess.run([sys.executable, "-m", "grader.lab", "--lesson", "99"],
                             capture_output=True, text=True, timeout=60)
     assert result.returncode == 2 and "Traceback" not in result.stderr
     assert "'99' matches no lesson" in result.stderr
@@ -68,9 +68,9 @@ def test_the_cli_refuses_an_unknown_lesson_with_a_message() -> None:
 def test_make_lab_passes_the_lesson_and_the_port() -> None:
     dry = subprocess.run(["make", "-n", "lab", "LESSON=05", "PORT=8899"], cwd=REPO,
                          capture_output=True, text=True, timeout=60)
-    assert 'grader.instructor.lab --lesson "05" -- --ServerApp.port=8899' in dry.stdout, dry.stdout
+    assert 'grader.lab --lesson "05" -- --ServerApp.port=8899' in dry.stdout, dry.stdout
     dry = subprocess.run(["make", "-n", "instructor"], cwd=REPO, capture_output=True, text=True, timeout=60)
-    assert "grader.instructor.lab --instructor" in dry.stdout, dry.stdout
+    assert "grader.lab --instructor" in dry.stdout, dry.stdout
 
 
 def _plugins_of(package: str) -> set[str]:

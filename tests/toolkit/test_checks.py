@@ -658,5 +658,6 @@ def test_check_result_adds_no_out_line_in_a_notebook() -> None:
     nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(source)])
     NotebookClient(nb, kernel_name="python3").execute()
     outputs = nb.cells[0].outputs
-    assert [o.output_type for o in outputs] == ["stream"], outputs
-    assert "✓ x" in outputs[0].text
+    # one output: the check's line as text, with its hints (none) as data for the class report
+    assert [o.output_type for o in outputs] == ["display_data"], outputs
+    assert "✓ x" in outputs[0].data["text/plain"]

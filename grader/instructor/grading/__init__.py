@@ -7,8 +7,10 @@ inject.py    nbgrader's Autograde converter fed with the executed notebooks
 execute.py   the parallel step: one notebook in a sandboxed kernel (local pool or Dask)
 notebook_run.py  nbgrader's Execute, extended (limits, guard calls), run by execute.py
 executors.py the local process pool and the Dask client
-sandbox.py   bubblewrap + rlimits around the kernel
-tamper.py    static scan of student cells; the worker side of the in-kernel guard
+sandbox.py   bubblewrap + rlimits around the kernel, and the kernel manager that starts it there
+tamper.py    static scan of student cells (a rule table)
+cell_names.py  what a cell binds and reads, the notebook's module aliases (scan and autograde)
+guard_host.py  the worker's side of the in-kernel guard: install, ask, check signed answers
 _kernel_guard.py  the integrity guard executed inside the kernel
 feedback.py  feedback pages without hidden tests
 report.py    grades.csv and the class report

@@ -2,7 +2,7 @@
 
 Its source is sent to the kernel (silently: no output, no execution count, no history) once,
 before the first cell, and executed there in a private namespace (not the notebook's), ending
-with a call of `_bpg_install` (tamper.install_code). It snapshots what the tests rely on and,
+with a call of `_bpg_install` (guard_host.install_code). It snapshots what the tests rely on and,
 when the worker asks (before and after every graded cell, and at the end), reports what changed:
 
 - attributes of the modules the tests use (numpy, math, torch, grader, builtins...) rebound, or

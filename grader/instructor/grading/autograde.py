@@ -23,7 +23,7 @@ from pathlib import Path
 
 import nbformat
 
-from grader.instructor.grading import tamper
+from grader.instructor.grading import cell_names, tamper
 from grader.instructor.grading.records import CellPlan, Finding, Job, Limits, Result
 from grader.instructor.nbgrader_env import ensure_venv_on_path, load_config
 
@@ -201,7 +201,7 @@ class Course:
                 plan.append(None)
                 continue
             kind = _cell_kind(cell, trusted_sources)
-            bound, free = tamper.bound_and_free(tamper.parse(cell.source))
+            bound, free = cell_names.bound_and_free(cell_names.parse(cell.source))
             plan.append(CellPlan(kind, free, bound))
             if kind == "student":
                 found = tamper.scan_cell(cell.source, aliases)
@@ -213,8 +213,12 @@ class Course:
         return Job((student, assignment, notebook), nb, files, plan, config, limits), findings
 
     # ------------------------------------------------------------------ stage 3: nbgrader
-    def autograde(self, student: str, assignment: str, results: dict[str, Result]) -> dict:
-        """nbgrader autograde for one submission, with the executed notebooks (notebook -> Result).
+    def autograde(
+        self, student: str, assignment: str, results: dict[str, Result],
+        sanitized: dict[str, dict] | None = None,
+    ) -> dict:
+        """nbgrader autograde for one submission, with the executed notebooks (notebook -> Result)
+        and the notebooks as sanitised before they were sent (notebook -> nbformat dict).
 
         Returns nbgrader's API answer: {"success": bool, "error"?: str, "log"?: str}."""
         from nbgrader.utils import capture_log, temp_attrs
@@ -227,6 +231,7 @@ class Course:
                 coursedir=self.coursedir,
                 parent=self.api,
                 results=results,
+                sanitized=sanitized or {},
                 original_sanitizers=self.sanitize_preprocessors,
             )
             app.force = True

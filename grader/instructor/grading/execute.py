@@ -7,7 +7,7 @@ in a local process pool and on a Dask worker on another machine, with no shared 
 Execution is nbgrader's own `Execute` preprocessor (same per-cell timeout, interrupt and error
 handling as `nbgrader autograde`), with four changes:
 - the kernel runs inside the sandbox (sandbox.py) and is interrupted by message
-  (the class extended is in notebook_run.py);
+  (sandbox.SandboxKernelManager; the class extended is in notebook_run.py);
 - a dead kernel (os._exit, segfault, out of memory), a kernel that ignores interrupts, or the
   per-notebook time limit stops the notebook but keeps its outputs so far; every graded cell
   that did not run gets an error output, so nbgrader scores it 0 - and the rest of the class
@@ -29,50 +29,9 @@ import time
 from pathlib import Path
 
 import nbformat
-from jupyter_client.kernelspec import KernelSpecManager
-from jupyter_client.manager import AsyncKernelManager
-from traitlets import default
 
 from grader.instructor.grading import sandbox
 from grader.instructor.grading.records import Job, Result
-
-
-class _MessageInterrupts(KernelSpecManager):
-    """Kernel specs with `interrupt_mode = "message"`: jupyter_client then interrupts the kernel
-    with an `interrupt_request`, as a SIGINT would reach bubblewrap (and kill the sandbox)."""
-
-    def get_kernel_spec(self, kernel_name: str):
-        spec = super().get_kernel_spec(kernel_name)
-        spec.interrupt_mode = "message"
-        return spec
-
-
-class SandboxKernelManager(AsyncKernelManager):
-    """A kernel manager that starts its kernel inside the sandbox of one job."""
-
-    @default("kernel_spec_manager")
-    def _message_interrupts(self) -> KernelSpecManager:
-        return _MessageInterrupts(data_dir=self.data_dir)
-
-    def setup_sandbox(
-        self, scratch: Path, workdir: Path, spec: sandbox.SandboxSpec, env: dict[str, str]
-    ) -> None:
-        self._bpg = (scratch, workdir, spec, env)
-        ipc = scratch / "ipc"
-        self.transport = "ipc"
-        self.ip = str(ipc / "k")
-        self.connection_file = str(ipc / "kernel.json")
-
-    def format_kernel_cmd(self, extra_arguments=None):
-        scratch, workdir, spec, env = self._bpg
-        cmd = super().format_kernel_cmd(extra_arguments)
-        return sandbox.sandbox_command(cmd, scratch, workdir, spec, env)
-
-    def write_connection_file(self, **kwargs):
-        super().write_connection_file(**kwargs)
-        spec = self._bpg[2]
-        if spec.mode == "bwrap" and os.geteuid() == 0 and spec.uid is not None:
-            os.chown(self.connection_file, spec.uid, spec.uid)
 
 
 def run_job(job: Job) -> Result:

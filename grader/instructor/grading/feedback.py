@@ -22,6 +22,8 @@ import re
 
 from nbgrader.preprocessors import ClearHiddenTests, NbGraderPreprocessor
 
+from grader.report_lines import CHECK_MIME
+
 _ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
 REMOVED = "[hidden test line removed]"
 
@@ -87,6 +89,7 @@ def scrub_notebook(nb, hidden: set[str]) -> None:
             elif out.get("output_type") == "stream":
                 out["text"] = _scrub_text(out.get("text", ""), hidden)
             elif "data" in out:
+                out["data"].pop(CHECK_MIME, None)  # the hints as data are the class report's
                 for mime, value in list(out["data"].items()):
                     if mime.startswith("text/") and isinstance(value, str):
                         out["data"][mime] = _scrub_text(value, hidden)

@@ -30,12 +30,14 @@ class ParallelAutograde(Autograde):
     """nbgrader autograde for one submission, with its notebooks already executed."""
 
     results = Dict(help="notebook name -> the worker's Result")
+    sanitized = Dict(help="notebook name -> the notebook as the main process sanitised and sent it")
     original_sanitizers = List(help="the course's sanitize preprocessors (used when no result has them)")
 
     def init_single_notebook_resources(self, notebook_filename: str) -> dict:
         resources = super().init_single_notebook_resources(notebook_filename)
         resources[RESOURCE] = {
             "result": self.results.get(resources["nbgrader"]["notebook"]),
+            "sanitized": self.sanitized.get(resources["nbgrader"]["notebook"]),
             "sanitizers": list(self.original_sanitizers),
         }
         return resources
@@ -56,9 +58,9 @@ class InjectSanitized(NbGraderPreprocessor):
     """Stands in for nbgrader's sanitize preprocessors (see the module docstring)."""
 
     def preprocess(self, nb, resources):
-        result: Result | None = resources[RESOURCE]["result"]
-        if result is not None and result.sanitized is not None:
-            return nbformat.from_dict(copy.deepcopy(result.sanitized)), resources
+        sanitized: dict | None = resources[RESOURCE]["sanitized"]
+        if sanitized is not None:
+            return nbformat.from_dict(copy.deepcopy(sanitized)), resources
         for cls in resources[RESOURCE]["sanitizers"]:
             nb, resources = cls(parent=self.parent, config=self.config)(nb, resources)
         return nb, resources

@@ -21,9 +21,8 @@ from nbclient import NotebookClient
 from nbclient.exceptions import CellTimeoutError, DeadKernelError
 from nbgrader.preprocessors import Execute
 
-from grader.instructor.grading import sandbox, tamper
-from grader.instructor.grading.execute import SandboxKernelManager
-from grader.instructor.grading.records import TRUSTED_CELL, CellPlan, Finding, Job
+from grader.instructor.grading import guard_host, sandbox
+from grader.instructor.grading.records import TRUSTED_CELL, CellPlan, Event, Finding, Job
 
 #: Error name given to graded cells that never ran; nbgrader scores a cell with an error 0.
 NOT_RUN = "NotExecuted"
@@ -61,7 +60,7 @@ class GradingExecute(Execute):
         self._output_limit = int(job.limits.output_limit)
         self._cell_bytes: dict[int, int] = {}
         self._interrupted: set[int] = set()
-        self.events: list[str] = []
+        self.events: list[Event] = []
         self.findings: list[Finding] = []
         self.status, self.reason, self.not_run = "ok", None, []
         self.shutdown_kernel = "immediate"
@@ -69,7 +68,7 @@ class GradingExecute(Execute):
     def create_kernel_manager(self):
         if not self.kernel_name:
             self.kernel_name = self.nb.metadata.get("kernelspec", {}).get("name") or "python3"
-        self.km = SandboxKernelManager(kernel_name=self.kernel_name, config=self.config)
+        self.km = sandbox.SandboxKernelManager(kernel_name=self.kernel_name, config=self.config)
         self.km.setup_sandbox(*self._sandbox)
         return self.km
 
@@ -88,9 +87,9 @@ class GradingExecute(Execute):
 
     def _note_flood(self, outs, cell_index: int) -> None:
         mb = self._output_limit / 2**20
-        self.events.append(
-            f"cell {cell_index}: output flood, more than {mb:.0f} MB printed; the rest was discarded"
-        )
+        self.events.append(Event(
+            "output-flood", f"output flood, more than {mb:.0f} MB printed; the rest was discarded", cell_index
+        ))
         text = (
             f"\n[backprop-grade: this cell printed more than {mb:.0f} MB; "
             "the rest of its output was discarded]\n"
@@ -121,11 +120,11 @@ class GradingExecute(Execute):
 
     def _guard(self, method: str, args: tuple, cell_index: int | None, code: str = "") -> dict | None:
         nonce = secrets.token_hex(16)
-        expr = tamper.call_expression(self._token, method, nonce, *args)
+        expr = guard_host.call_expression(self._token, method, nonce, *args)
         reply = run_sync(self._async_trusted)(code, expr)
         if reply is None and not run_sync(self._async_alive)():
             raise DeadKernelError("Kernel died")
-        answer = tamper.read_answer(reply, self._key, nonce) if reply else None
+        answer = guard_host.read_answer(reply, self._key, nonce) if reply else None
         where = f"cell {cell_index}" if cell_index is not None else "end of notebook"
         if answer is None:
             message = f"the integrity check did not answer at {where} (guard removed, replaced or blocked)"
@@ -145,17 +144,17 @@ class GradingExecute(Execute):
             return False
 
     def _install_guard(self) -> None:
-        self._token, self._key = tamper.new_guard()
+        self._token, self._key = guard_host.new_guard()
         roots = sorted(
             {os.path.realpath(p) for p in (sys.prefix, sys.base_prefix)}
             | {sys.prefix, sys.base_prefix, str(sandbox.GRADER_DIR)}
         )
-        self._guard("verify", ([],), None, code=tamper.install_code(self._token, self._key, roots))
+        self._guard("verify", ([],), None, code=guard_host.install_code(self._token, self._key, roots))
 
     # ---------------------------------------------------------------- stopping
     def _stop(self, status: str, reason: str, index: int) -> None:
         self.status, self.reason = status, reason
-        self.events.append(f"cell {index}: {reason}")
+        self.events.append(Event("stopped", reason, index))
 
     def _abort(self, cell, index: int, how: tuple[str, str, str, str], detail: str = "") -> None:
         """The kernel is gone: record why on this cell and mark every later cell not run."""
@@ -268,14 +267,14 @@ class GradingExecute(Execute):
             if out.get("output_type") != "error":
                 continue
             if out.get("ename") == "MemoryError":
-                self.events.append(f"cell {index}: memory limit reached (MemoryError)")
+                self.events.append(Event("memory", "memory limit reached (MemoryError)", index))
             elif out.get("ename") == "CellTimeoutError" or (
                 out.get("ename") == "KeyboardInterrupt" and index not in self._interrupted
             ):
                 self._interrupted.add(index)
-                self.events.append(
-                    f"cell {index}: interrupted at the cell time limit ({self._cell_timeout} s)"
-                )
+                self.events.append(Event(
+                    "cell-timeout", f"interrupted at the cell time limit ({self._cell_timeout} s)", index
+                ))
 
     def _exit_code(self):
         try:

@@ -23,7 +23,14 @@ from pathlib import Path
 from grader.instructor.grading import intake, report, sandbox
 from grader.instructor.grading.autograde import Course, GradingPipelineError
 from grader.instructor.grading.executors import DaskExecutor, LocalExecutor
-from grader.instructor.grading.records import Finding, Key, Limits, Result
+from grader.instructor.grading.records import (
+    Finding,
+    Key,
+    Limits,
+    NotebookRecord,
+    Result,
+    SubmissionRecord,
+)
 
 SANDBOX_WARNING = (
     "GRADING UNSANDBOXED: student code runs with your rights and can read the "
@@ -91,6 +98,12 @@ def _read_json(path: Path) -> dict | None:
 
 # ---------------------------------------------------------------------- the run
 
+
+
+def _read_record(path: Path) -> SubmissionRecord | None:
+    """The state record at `path`, or None (no file, or one of another shape: regrade)."""
+    data = _read_json(path)
+    return SubmissionRecord.from_dict(data) if isinstance(data, dict) else None
 
 def grade(options: Options) -> Summary:
     """Grade every new or changed submission of `options.assignment`; write grades.csv and the report."""
@@ -171,11 +184,14 @@ def _limits(options: Options, mode: str) -> Limits:
 
 
 def _write_outputs(
-    course: Course, out: Path, scope: dict, records: dict, summary: Summary, started: float
+    course: Course, out: Path, scope: dict, records: dict[tuple[str, str], SubmissionRecord],
+    summary: Summary, started: float,
 ) -> None:
     """grades.csv and the class report, from the gradebook and every submission's record."""
     for student, a in summary.skipped:
-        records.setdefault((student, a), _read_json(_state_path(out, student, a)) or {})
+        found = _read_record(_state_path(out, student, a))
+        if found is not None:
+            records.setdefault((student, a), found)
     data = report.collect(course, scope, records, summary.rejected)
     summary.grades_csv = out / "grades.csv"
     report.write_csv(data, summary.grades_csv)
@@ -196,13 +212,13 @@ class _Run:
         self, course: Course, out: Path, options: Options, summary: Summary, say: Callable[[str], None]
     ):
         self.course, self.out, self.options, self.summary, self.say = course, out, options, summary, say
-        self.records: dict[tuple[str, str], dict] = {}  # (student, assignment) -> state record
+        self.records: dict[tuple[str, str], SubmissionRecord] = {}  # (student, assignment) -> state
         self.hashes: dict[tuple[str, str], str] = {}
         self.expected: dict[tuple[str, str], set[str]] = {}  # notebooks still to come back
         self.missing: dict[tuple[str, str], list[str]] = {}  # notebooks not submitted
         self.results: dict[tuple[str, str], dict[str, Result]] = {}
         self.statics: dict[Key, list[Finding]] = {}
-        self.sanitized: dict[Key, dict] = {}
+        self.sanitized: dict[Key, dict] = {}  # the notebooks as sent to the workers
         self.done_count = self.total = 0
         self.exec_started = time.monotonic()
 
@@ -217,11 +233,11 @@ class _Run:
         todo = []
         for student, a in pairs:
             digest = intake.submission_hash(submitted_root / student / a)
-            record = _read_json(_state_path(self.out, student, a))
+            record = _read_record(_state_path(self.out, student, a))
             fresh = (
-                record
-                and record.get("hash") == digest
-                and record.get("complete")
+                record is not None
+                and record.hash == digest
+                and record.complete
                 and self.course.path("autograded", student, a).is_dir()
             )
             if fresh and not self.options.force:
@@ -293,12 +309,11 @@ class _Run:
             self._progress(key, reason)
             return
         self.statics[key] = findings
-        self.sanitized[key] = copy.deepcopy(job.notebook)
+        self.sanitized[key] = copy.deepcopy(job.notebook)  # as sent, whatever an in-process worker does
         executor.submit(job)
 
     def _collect(self, key: Key, result: Result) -> None:
         result.findings = self.statics.pop(key, []) + result.findings
-        result.sanitized = self.sanitized.pop(key, None)
         self._store(key, result)
         elapsed = time.monotonic() - self.exec_started
         eta = elapsed / (self.done_count + 1) * (self.total - self.done_count - 1)
@@ -322,7 +337,9 @@ class _Run:
         student, a = key
         executed = self.results.pop(key, {})
         del self.expected[key]
-        outcome = self.course.autograde(student, a, executed)
+        sanitized = {nb: self.sanitized.pop((student, a, nb)) for nb in executed
+                     if (student, a, nb) in self.sanitized}
+        outcome = self.course.autograde(student, a, executed, sanitized)
         if not outcome["success"]:
             reason = (outcome.get("error") or outcome.get("log") or "nbgrader autograde failed").strip()
             self.summary.failed.append((student, a, reason.splitlines()[-1][:300]))
@@ -330,24 +347,19 @@ class _Run:
             return
         notebooks = {nb: self._review(student, a, nb, result) for nb, result in executed.items()}
         for nb in self.missing[key]:
-            notebooks[nb] = {"status": None, "missing": True, "events": []}
+            notebooks[nb] = NotebookRecord(status=None, missing=True)
         if self.options.feedback:
             fb = self.course.generate_feedback(student, a)
             if not fb["success"]:
                 self.say(
                     f"  ! {student} {a}: feedback failed: {(fb.get('error') or fb.get('log') or '')[-300:]}"
                 )
-        record = {
-            "hash": self.hashes[key],
-            "complete": True,
-            "graded_at": time.strftime("%Y-%m-%d %H:%M:%S"),
-            "notebooks": notebooks,
-        }
-        _write_json(_state_path(self.out, student, a), record)
+        record = SubmissionRecord(self.hashes[key], True, time.strftime("%Y-%m-%d %H:%M:%S"), notebooks)
+        _write_json(_state_path(self.out, student, a), record.to_dict())
         self.records[key] = record
         self.summary.graded.append(key)
 
-    def _review(self, student: str, a: str, nb: str, result: Result) -> dict:
+    def _review(self, student: str, a: str, nb: str, result: Result) -> NotebookRecord:
         """Flag a tampered or suspicious notebook for review; its state record."""
         tampered, suspicious = result.with_severity("tamper"), result.with_severity("suspicious")
         if tampered or suspicious:

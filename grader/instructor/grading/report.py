@@ -6,8 +6,9 @@ assignment, `total`, `max_total` and `flags` (missing notebooks, crashes, time l
 floods, notebooks flagged for review). Scores are the gradebook's (manual overrides included).
 
 The report: the score distribution, the pass rate of every graded cell, the hints the checks
-printed most often per graded cell ("41 % — sum-vs-mean: off by the batch size N ..."), parsed
-from the `Hint: ... [slug]` lines in the autograded notebooks, and every failure.
+gave most often per graded cell ("41 % — sum-vs-mean: off by the batch size N ..."), read as
+data from the autograded notebooks (each check's output carries its hints as JSON beside its
+text: grader.report_lines.CHECK_MIME), and every failure and flag (records.NotebookRecord.flags).
 """
 
 from __future__ import annotations
@@ -15,16 +16,14 @@ from __future__ import annotations
 import base64
 import csv
 import json
-import re
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import nbformat
 
-from grader.report_lines import hints_in_text
-
-_ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
+from grader.instructor.grading.records import SubmissionRecord
+from grader.report_lines import hints_of_output
 
 
 @dataclass
@@ -36,7 +35,7 @@ class ClassData:
     students: list[str]
     scores: dict[tuple[str, str, str, str], float] = field(default_factory=dict)  # (student, a, nb, cell)
     submitted: set[tuple[str, str]] = field(default_factory=set)  # (student, assignment)
-    records: dict[tuple[str, str], dict] = field(default_factory=dict)
+    records: dict[tuple[str, str], SubmissionRecord] = field(default_factory=dict)
     hints: dict[tuple[str, str, str], Counter] = field(default_factory=lambda: defaultdict(Counter))
     rejected: list[tuple[str, str]] = field(default_factory=list)
 
@@ -47,14 +46,8 @@ class ClassData:
 
 
 def hints_in(cell) -> list[tuple[str, str]]:
-    """(code or "", message) of every `Hint:` line in a cell's outputs (grader.report_lines)."""
-    found = []
-    for out in cell.get("outputs", []):
-        if out.get("output_type") == "stream":
-            found += hints_in_text(_ANSI.sub("", out.get("text", "")))
-        elif out.get("output_type") == "error":
-            found += hints_in_text(_ANSI.sub("", str(out.get("evalue", ""))))
-    return found
+    """(code or "", message) of every hint a cell's outputs carry as data (grader.report_lines)."""
+    return [hint for out in cell.get("outputs", []) for hint in hints_of_output(out)]
 
 
 def collect(
@@ -118,28 +111,25 @@ def _short(message: str) -> str:
     return message if len(message) <= 90 else message[:87] + "..."
 
 
-def flags(data: ClassData, student: str) -> list[str]:
+def student_flags(data: ClassData, student: str) -> list[tuple[str, str, str]]:
+    """(where, short, detailed) of every flag of one student: a missing submission, and each of
+    their notebooks' `NotebookRecord.flags()`."""
     out = []
     for a_name, notebooks in data.assignments.items():
         if (student, a_name) not in data.submitted:
-            out.append(f"{a_name}: no submission")
+            out.append((a_name, "no submission", "no submission"))
             continue
-        record = data.records.get((student, a_name), {})
+        record = data.records.get((student, a_name))
         for nb_name in notebooks:
-            info = record.get("notebooks", {}).get(nb_name)
-            if info is None:
-                continue
-            if info.get("missing"):
-                out.append(f"{a_name}/{nb_name}: not submitted")
-            if info.get("status") not in (None, "ok"):
-                out.append(f"{a_name}/{nb_name}: {info.get('status')}")
-            if any("output flood" in e for e in info.get("events", [])):
-                out.append(f"{a_name}/{nb_name}: output flood")
-            if info.get("tamper"):
-                out.append(f"{a_name}/{nb_name}: TAMPERING - review")
-            elif info.get("suspicious"):
-                out.append(f"{a_name}/{nb_name}: suspicious - review")
+            info = record.notebooks.get(nb_name) if record else None
+            if info is not None:
+                out += [(f"{a_name}/{nb_name}", short, long) for short, long in info.flags()]
     return out
+
+
+def flags(data: ClassData, student: str) -> list[str]:
+    """The flags column of grades.csv for one student."""
+    return [f"{where}: {short}" for where, short, _ in student_flags(data, student)]
 
 
 def write_csv(data: ClassData, path: Path) -> None:
@@ -256,33 +246,17 @@ def markdown(data: ClassData, plots: list[tuple[str, str]], meta: dict) -> str:
             f"{'' if rate is None else f'{round(100 * rate)} %'} | "
             f"{'<br>'.join(described).replace('|', '/')} |"
         )
-    problems = []
-    for (student, a_name), record in sorted(data.records.items()):
-        for nb_name, info in sorted(record.get("notebooks", {}).items()):
-            for item in info.get("tamper", []):
-                problems.append(
-                    f"- **{student}**, {a_name}/{nb_name}: tampering ({_cell(item)}{item['message']})"
-                    " — scored 0, flagged for review (needs_manual_grade in the gradebook)"
-                )
-            for item in info.get("suspicious", []):
-                problems.append(
-                    f"- {student}, {a_name}/{nb_name}: suspicious ({_cell(item)}{item['message']})"
-                    " — points kept, flagged for review"
-                )
-            if info.get("status") not in (None, "ok"):
-                problems.append(
-                    f"- {student}, {a_name}/{nb_name}: {info.get('status')} — {info.get('reason')}"
-                )
-            for event in info.get("events", []):
-                if "output flood" in event:
-                    problems.append(f"- {student}, {a_name}/{nb_name}: {event}")
-            if info.get("missing"):
-                problems.append(f"- {student}, {a_name}/{nb_name}: not submitted (0 points)")
+    problems = [
+        f"- {'**' + student + '**' if short.startswith('TAMPERING') else student}, {where}: {long}"
+        for student in data.students
+        for where, short, long in student_flags(data, student)
+        if short != "no submission"
+    ]
     unsandboxed = sorted(
         f"{student} {a_name}/{nb_name}"
         for (student, a_name), record in data.records.items()
-        for nb_name, info in record.get("notebooks", {}).items()
-        if info.get("sandbox") == "none"
+        for nb_name, info in record.notebooks.items()
+        if info.sandbox == "none"
     )
     if unsandboxed and not meta.get("sandbox_warning"):
         problems.append(
@@ -296,10 +270,6 @@ def markdown(data: ClassData, plots: list[tuple[str, str]], meta: dict) -> str:
         lines += ["", "## Files not taken", ""]
         lines += [f"- `{path}`: {reason}" for path, reason in data.rejected]
     return "\n".join(lines) + "\n"
-
-
-def _cell(item: dict) -> str:
-    return f"cell {item['cell']}: " if item.get("cell") is not None else ""
 
 
 def write_report(data: ClassData, out: Path, meta: dict) -> tuple[Path, Path]:

@@ -34,6 +34,10 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
+from jupyter_client.kernelspec import KernelSpecManager
+from jupyter_client.manager import AsyncKernelManager
+from traitlets import default
+
 #: The unprivileged user the kernel runs as when grading as root ("nobody" on Debian).
 DEFAULT_UID = 65534
 #: Environment variables passed from the worker into the sandbox (everything else is cleared).
@@ -261,3 +265,41 @@ def copy_matplotlib_cache(home: Path) -> None:
     target.mkdir(parents=True, exist_ok=True)
     for f in cache_dir.glob("fontlist-*.json"):
         shutil.copy(f, target / f.name)
+
+
+class _MessageInterrupts(KernelSpecManager):
+    """Kernel specs with `interrupt_mode = "message"`: jupyter_client then interrupts the kernel
+    with an `interrupt_request`, as a SIGINT would reach bubblewrap (and kill the sandbox)."""
+
+    def get_kernel_spec(self, kernel_name: str):
+        spec = super().get_kernel_spec(kernel_name)
+        spec.interrupt_mode = "message"
+        return spec
+
+
+class SandboxKernelManager(AsyncKernelManager):
+    """A kernel manager that starts its kernel inside the sandbox of one job."""
+
+    @default("kernel_spec_manager")
+    def _message_interrupts(self) -> KernelSpecManager:
+        return _MessageInterrupts(data_dir=self.data_dir)
+
+    def setup_sandbox(
+        self, scratch: Path, workdir: Path, spec: SandboxSpec, env: dict[str, str]
+    ) -> None:
+        self._bpg = (scratch, workdir, spec, env)
+        ipc = scratch / "ipc"
+        self.transport = "ipc"
+        self.ip = str(ipc / "k")
+        self.connection_file = str(ipc / "kernel.json")
+
+    def format_kernel_cmd(self, extra_arguments=None):
+        scratch, workdir, spec, env = self._bpg
+        cmd = super().format_kernel_cmd(extra_arguments)
+        return sandbox_command(cmd, scratch, workdir, spec, env)
+
+    def write_connection_file(self, **kwargs):
+        super().write_connection_file(**kwargs)
+        spec = self._bpg[2]
+        if spec.mode == "bwrap" and os.geteuid() == 0 and spec.uid is not None:
+            os.chown(self.connection_file, spec.uid, spec.uid)

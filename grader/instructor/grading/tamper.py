@@ -1,5 +1,5 @@
-"""Tamper detection, part 1: static analysis of the cells a student wrote (in the main process),
-and the worker's side of the in-kernel integrity guard (`_kernel_guard.py`).
+"""Tamper detection, part 1: static analysis of the cells a student wrote (in the main process).
+The worker's side of the in-kernel guard is guard_host.py; cell_names.py parses the cells.
 
 A student's code runs in the same interpreter as the hidden tests, so it could make them pass
 without solving anything: `np.allclose = lambda *a, **k: True`, a redefined `check_close`, an
@@ -25,47 +25,15 @@ from __future__ import annotations
 
 import ast
 import builtins
-import hashlib
-import hmac
-import json
-import secrets
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from functools import cache
-from pathlib import Path
 
+from grader.instructor.grading.cell_names import is_module, module_aliases, parse, python_source
 from grader.instructor.grading.records import Finding
 
 from . import _kernel_guard
 
-GUARD_SOURCE = (Path(__file__).parent / "_kernel_guard.py").read_text(encoding="utf-8")
-
-#: Modules whose attributes the guard watches (".*": with all submodules).
-WATCHED_MODULES = [
-    "builtins",
-    "sys",
-    "math",
-    "cmath",
-    "operator",
-    "functools",
-    "numbers",
-    "warnings",
-    "numpy",
-    "numpy.linalg",
-    "numpy.testing",
-    "numpy.random",
-    "numpy.lib",
-    "numpy.ma",
-    "torch",
-    "torch.nn",
-    "torch.nn.functional",
-    "torch.autograd",
-    "torch.testing",
-    "torch.linalg",
-    "grader",
-    "grader.*",
-    "IPython.core.interactiveshell",
-]
+__all__ = ["module_aliases", "parse", "python_source", "scan_cell"]
 
 BUILTIN_NAMES = frozenset(dir(builtins))
 #: IPython machinery a student cell must not touch: what the in-kernel guard watches at run time
@@ -165,104 +133,6 @@ _SUSPICIOUS_CALLS = {"exec", "eval", "compile", "__import__", "globals", "vars",
 _HISTORY_NAMES = {"In", "Out", "_ih", "_oh", "_dh", "_i", "_ii", "_iii"}
 
 
-# ------------------------------------------------------------------------------ parsing
-
-
-@cache
-def _transformer():
-    from IPython.core.inputtransformer2 import TransformerManager
-
-    return TransformerManager()
-
-
-def python_source(cell_source: str) -> str:
-    """The Python code IPython runs for a cell (magics and `!cmd` turned into calls)."""
-    try:
-        return _transformer().transform_cell(cell_source)
-    except Exception:
-        return cell_source
-
-
-def parse(cell_source: str) -> ast.Module | None:
-    try:
-        return ast.parse(python_source(cell_source))
-    except (SyntaxError, ValueError):
-        return None
-
-
-def bound_and_free(tree: ast.Module | None) -> tuple[list[str], list[str]]:
-    """(names bound at the top level of a cell, names it reads that it never binds)."""
-    if tree is None:
-        return [], []
-    top: set[str] = set()
-    for node in tree.body:
-        for sub in _top_level_binders(node):
-            top.add(sub)
-    stored: set[str] = set()
-    loaded: set[str] = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Name):
-            (loaded if isinstance(node.ctx, ast.Load) else stored).add(node.id)
-        elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
-            stored.add(node.name)
-        elif isinstance(node, ast.arg):
-            stored.add(node.arg)
-        elif isinstance(node, ast.alias):
-            stored.add((node.asname or node.name).split(".")[0])
-        elif isinstance(node, ast.ExceptHandler) and node.name:
-            stored.add(node.name)
-    return sorted(top), sorted(loaded - stored)
-
-
-def _top_level_binders(node: ast.AST) -> list[str]:
-    names: list[str] = []
-    if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
-        return [node.name]
-    if isinstance(node, ast.Import | ast.ImportFrom):
-        return [(a.asname or a.name).split(".")[0] for a in node.names if a.name != "*"]
-    for sub in ast.walk(node):
-        if isinstance(sub, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef | ast.Lambda):
-            continue
-        if isinstance(sub, ast.Name) and isinstance(sub.ctx, ast.Store):
-            names.append(sub.id)
-    return names
-
-
-def module_aliases(sources: list[str]) -> dict[str, str]:
-    """alias -> module name, from the import statements of a whole notebook."""
-    aliases = {
-        "np": "numpy",
-        "torch": "torch",
-        "math": "math",
-        "plt": "matplotlib.pyplot",
-        "grader": "grader",
-        "builtins": "builtins",
-        "sys": "sys",
-        "os": "os",
-    }
-    for source in sources:
-        tree = parse(source)
-        for node in ast.walk(tree) if tree else ():
-            if isinstance(node, ast.Import):
-                for a in node.names:
-                    aliases[a.asname or a.name.split(".")[0]] = a.name if a.asname else a.name.split(".")[0]
-            elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-                for a in node.names:
-                    full = f"{node.module}.{a.name}"
-                    if _is_module(full):
-                        aliases[a.asname or a.name] = full
-    return aliases
-
-
-@cache
-def _is_module(name: str) -> bool:
-    import importlib.util
-
-    try:
-        return importlib.util.find_spec(name) is not None
-    except (ImportError, ValueError, AttributeError):
-        return False
-
 
 # ------------------------------------------------------------------------------ the scan
 
@@ -319,7 +189,7 @@ class _Scope:
             return None
         module = self.aliases[parts[0]]
         for p in parts[1:-1]:
-            if not _is_module(f"{module}.{p}"):
+            if not is_module(f"{module}.{p}"):
                 break
             module = f"{module}.{p}"
         return module
@@ -613,37 +483,3 @@ def scan_cell(source: str, aliases: dict[str, str]) -> list[Finding]:
     return list(found.values())
 
 
-# ------------------------------------------------------------------------------ the guard protocol
-
-
-def new_guard() -> tuple[str, str]:
-    """(module name, HMAC key) for one notebook's guard."""
-    return f"_bpg_{secrets.token_hex(8)}", secrets.token_hex(32)
-
-
-def install_code(token: str, key: str, roots: list[str]) -> str:
-    """The cell that installs the guard: its module source and the install call, executed in a
-    namespace of their own (nothing is added to the notebook's namespace)."""
-    source = GUARD_SOURCE + f"\n_bpg_install({token!r}, {key!r}, {tuple(roots)!r}, {WATCHED_MODULES!r})\n"
-    return f"exec(compile({source!r}, '<backprop-grade guard>', 'exec'), {{'__name__': '_bpg_guard'}})\n"
-
-
-def call_expression(token: str, method: str, nonce: str, *args) -> str:
-    arguments = ", ".join(repr(a) for a in (nonce, *args))
-    return f"__import__('sys').modules[{token!r}].{method}({arguments})"
-
-
-def read_answer(reply: dict, key: str, nonce: str) -> dict | None:
-    """The guard's signed answer from an execute_reply's user_expressions, or None if forged."""
-    try:
-        expr = reply["content"]["user_expressions"]["r"]
-        if expr.get("status") != "ok":
-            return None
-        text = ast.literal_eval(expr["data"]["text/plain"])
-        outer = json.loads(text)
-        mac = hmac.new(bytes.fromhex(key), (nonce + outer["body"]).encode(), hashlib.sha256).hexdigest()
-        if not hmac.compare_digest(mac, outer["mac"]):
-            return None
-        return json.loads(outer["body"])
-    except Exception:
-        return None

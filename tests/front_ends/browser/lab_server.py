@@ -1,6 +1,6 @@
 """JupyterLab servers for the browser tests, started exactly as `make lab` / `make instructor` do.
 
-The command line and the Jupyter configuration folders come from `grader.instructor.lab`; the
+The command line and the Jupyter configuration folders come from `grader.lab`; the
 tests add only what a test needs: a free local port, no token, a scratch root folder, private
 runtime/settings/workspace folders (so nothing on this machine leaks in), and one user setting,
 notebook windowing mode "none", so that every cell of a long notebook is in the page.
@@ -22,7 +22,7 @@ from pathlib import Path
 
 import pytest
 
-from grader.instructor.lab import lab_command
+from grader.lab import lab_command
 
 REPO = Path(__file__).resolve().parents[3]
 ARTIFACTS = REPO / "test-artifacts" / "browser"

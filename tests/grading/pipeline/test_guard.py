@@ -10,7 +10,7 @@ import json
 import sys
 import types
 
-from grader.instructor.grading import tamper
+from grader.instructor.grading import guard_host
 from tests.nbgrader_harness import REPO
 
 
@@ -21,7 +21,7 @@ def _reply(text: str) -> dict:
 
 def _answer(text: str, key: str, nonce: str) -> dict:
     """The guard's answer, read by the worker's own reader (which checks the signature)."""
-    answer = tamper.read_answer(_reply(text), key, nonce)
+    answer = guard_host.read_answer(_reply(text), key, nonce)
     assert answer is not None, "the guard's answer did not verify"
     return answer
 
@@ -40,10 +40,10 @@ def test_guard_tells_library_rewraps_from_patches():
 
     lib.seed, lib.close, lib.other = seed, close, other
     sys.modules["fakelib_bpg"] = lib
-    token, key = tamper.new_guard()
+    token, key = guard_host.new_guard()
     ns: dict = {}
     try:
-        exec(tamper.GUARD_SOURCE, ns)
+        exec(guard_host.GUARD_SOURCE, ns)
         ns["_bpg_install"](token, key, (str(REPO),), ["fakelib_bpg"])
         guard = sys.modules[token]
         assert _answer(guard.verify("n0", []), key, "n0") == {"tamper": [], "suspicious": []}
@@ -62,9 +62,9 @@ def test_guard_tells_library_rewraps_from_patches():
         assert len(found) == 1 and found[0].startswith("fakelib_bpg.close was replaced (now ")
         # a forged answer does not verify
         forged = json.dumps({"body": json.dumps({"tamper": [], "suspicious": []}), "mac": "0" * 64})
-        assert tamper.read_answer(_reply(forged), key, "n4") is None
+        assert guard_host.read_answer(_reply(forged), key, "n4") is None
         # a genuine answer replayed under another nonce does not verify either
-        assert tamper.read_answer(_reply(guard.verify("n5", [])), key, "n6") is None
+        assert guard_host.read_answer(_reply(guard.verify("n5", [])), key, "n6") is None
     finally:
         sys.modules.pop("fakelib_bpg", None)
         sys.modules.pop(token, None)

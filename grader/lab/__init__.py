@@ -1,8 +1,8 @@
 """Start JupyterLab on the course, as a student sees it or as an instructor works in it.
 
-    python -m grader.instructor.lab                      # student: opens lesson 01 (`make lab`)
-    python -m grader.instructor.lab --lesson 05          # student: opens 05_softmax
-    python -m grader.instructor.lab --instructor         # nbgrader's Formgrader too (`make instructor`)
+    python -m grader.lab                      # student: opens lesson 01 (`make lab`)
+    python -m grader.lab --lesson 05          # student: opens 05_softmax
+    python -m grader.lab --instructor         # nbgrader's Formgrader too (`make instructor`)
 
 The two roles differ only in the Jupyter configuration directories put in front of
 `JUPYTER_CONFIG_PATH` (jupyter/README.md says what each file does):
@@ -11,6 +11,9 @@ The two roles differ only in the Jupyter configuration directories put in front 
 - `jupyter/student`: nbgrader's instructor tools (Formgrader, Create Assignment, the course and
   assignment lists, which need a JupyterHub exchange) are disabled, in the browser and on the
   server. The student's Validate button stays.
+
+It lives outside grader/instructor/ because students run it; it is no part of the toolkit either
+(a kernel never imports it, and the build does not count it as a lesson input).
 
 Binder starts its own JupyterLab: the repository's `start` script puts the same two folders on
 `JUPYTER_CONFIG_PATH` (tests/environment/test_binder.py checks that both say the same).
@@ -23,8 +26,6 @@ import os
 import sys
 from pathlib import Path
 
-from grader.instructor.front_ends import release_notebook
-
 REPO = Path(__file__).resolve().parents[2]
 CONFIG = REPO / "jupyter"
 ROLES = {"student": ("student", "common"), "instructor": ("common",)}
@@ -32,6 +33,11 @@ ROLES = {"student": ("student", "common"), "instructor": ("common",)}
 
 class NoSuchLesson(ValueError):
     """`--lesson` matched no lesson folder, or more than one."""
+
+
+def release_notebook(lesson: str) -> str:
+    """The release notebook of `lesson` inside the repository: exercises/<lesson>/<lesson>.ipynb."""
+    return f"exercises/{lesson}/{lesson}.ipynb"
 
 
 def lessons(root: Path = REPO) -> list[str]:
@@ -110,7 +116,3 @@ def main(argv: list[str] | None = None) -> int:
     print(f"JupyterLab for the {role}, opening {opening(role, args.lesson)}: Ctrl-C stops it.")
     os.execvpe(command[0], command, env)
     return 0  # not reached
-
-
-if __name__ == "__main__":
-    sys.exit(main())
