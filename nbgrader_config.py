@@ -11,6 +11,9 @@ c.CourseDirectory.release_directory = "exercises"
 # needs longer is stuck (an infinite loop), and nbgrader interrupts it and goes on.
 c.Execute.timeout = 120
 c.Execute.interrupt_on_timeout = True
+# A graded kernel has nothing to save: stop it at once when its notebook is done instead of
+# asking it to shut down and waiting (half a second per notebook, for a whole class).
+c.Execute.shutdown_kernel = "immediate"
 
 # nbgrader gives zero to a test cell that wrote anything to stderr. In this course
 # failures are exceptions; stderr only ever carries warnings (numpy RuntimeWarning,

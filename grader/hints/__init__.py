@@ -18,8 +18,9 @@ module gathers the codes and the problems once (`MODULES`), checks a caller's hi
 (`hint_args`) and walks the rules (`diagnose_with`).
 
 To add a hint: a rule in the module of its theme or problem, its code in that module's CODES,
-the rule in its table (`GENERIC_RULES` below, or the problem's `Problem(...)`), and a test in
-tests/toolkit/hints/ beside the module's (a test fails when a code is never produced).
+the rule in that module's table (its RULES with a rank, or its problem's `Problem(...)`), and a
+positive example in the module's test, tests/toolkit/hints/test_<module>.py (a test fails when
+a code is never produced). Nothing else: this module gathers the codes, ranks and problems.
 """
 
 from __future__ import annotations
@@ -73,35 +74,10 @@ PROBLEMS: dict[str, Problem] = {p.name: p for module in MODULES for p in getattr
 
 # Each rule takes (actual, ctx) with actual float64, finite, shaped like expected and not close
 # to it; the first Hint returned is the diagnosis. A problem's own rules come first.
-#: The generic value rules, most specific first.
-GENERIC_RULES: tuple[Rule, ...] = (
-    scale.should_be_zero,
-    scale.zero,
-    scale.sign,
-    scale.sum_vs_mean,
-    scale.scale_of_two,
-    scale.any_scale,
-    scale.constant_offset,
-    scale.row_offset,
-    weights.l2_term,
-    shape.transposed,
-    shape.transpose_reshaped,
-    weights.no_transpose,
-    batch.wrong_axis,
-    batch.unmasked_upstream,
-    batch.upstream_row,
-    batch.one_example_product,
-    mask.slope_from_input,
-    mask.mask_from_dout,
-    mask.forgot_dout,
-    mask.inverted_mask,
-    softmax.one_hot_index,
-    softmax.one_hot_term,
-    batch.one_example,
-    mask.masked,
-    mask.zero_pattern,
-    scale.almost,
-    scale.partial,
+#: The generic value rules, most specific first: every module's RULES in rank order.
+GENERIC_RULES: tuple[Rule, ...] = tuple(
+    rule for _, rule in sorted((pair for module in MODULES for pair in getattr(module, "RULES", ())),
+                               key=lambda pair: pair[0])
 )
 
 

@@ -11,7 +11,7 @@ from collections.abc import Iterator
 import numpy as np
 
 from .._validate import max_abs
-from .context import Hint, HintContext, close, pair_tol
+from .context import Hint, HintContext, Rule, close, pair_tol
 
 #: The hint codes this module's rules give, and what each one means (gathered into
 #: grader.hints.HINT_CODES).
@@ -27,6 +27,7 @@ CODES: dict[str, str] = {
 }
 
 __all__ = [
+    "RULES",
     "CODES",
     "one_example",
     "one_example_product",
@@ -237,3 +238,14 @@ def _mask_explains(wrong: np.ndarray, row: int, ctx: HintContext) -> bool:
         return False
     sides = set(np.unique(ctx.mask[wrong]).tolist())
     return len(sides) == 1 and not (ctx.mask[row] == sides.pop()).any()
+
+
+#: This module's value rules with their rank among all the generic ones (grader.hints asks
+#: them in rank order, most specific first; leave gaps for new rules).
+RULES: tuple[tuple[int, Rule], ...] = (
+    (130, wrong_axis),
+    (140, unmasked_upstream),
+    (150, upstream_row),
+    (160, one_example_product),
+    (230, one_example),
+)

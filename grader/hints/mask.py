@@ -13,7 +13,7 @@ from collections.abc import Callable
 import numpy as np
 
 from .._validate import max_abs
-from .context import Hint, HintContext, close, pair_tol
+from .context import Hint, HintContext, Rule, close, pair_tol
 from .format import fmt_factor
 
 #: The hint codes this module's rules give, and what each one means (gathered into
@@ -32,6 +32,7 @@ CODES: dict[str, str] = {
 }
 
 __all__ = [
+    "RULES",
     "CODES",
     "forgot_dout",
     "inverted_mask",
@@ -280,3 +281,15 @@ def _ratio_note(a: np.ndarray, e: np.ndarray) -> str:
     if c == 0 or not close(a, c * e, pair_tol(a, e)):
         return ""
     return f" (there it is {fmt_factor(c)} times the expected one)"
+
+
+#: This module's value rules with their rank among all the generic ones (grader.hints asks
+#: them in rank order, most specific first; leave gaps for new rules).
+RULES: tuple[tuple[int, Rule], ...] = (
+    (170, slope_from_input),
+    (180, mask_from_dout),
+    (190, forgot_dout),
+    (200, inverted_mask),
+    (240, masked),
+    (250, zero_pattern),
+)

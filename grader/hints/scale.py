@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._validate import fmt_index, fmt_num, max_abs
-from .context import ALMOST_RTOL, Hint, HintContext, close, pair_tol
+from .context import ALMOST_RTOL, Hint, HintContext, Rule, close, pair_tol
 from .format import at_index, first_index, fmt_factor, fmt_pair
 
 #: The hint codes this module's rules give, and what each one means (gathered into
@@ -30,6 +30,7 @@ CODES: dict[str, str] = {
 }
 
 __all__ = [
+    "RULES",
     "CODES",
     "almost",
     "any_scale",
@@ -272,3 +273,19 @@ def partial(a: np.ndarray, ctx: HintContext) -> Hint | None:
         f"{n_wrong} other{'s differ' if n_wrong > 1 else ' differs'}, the first at "
         f"{fmt_index(at)}: expected {fmt_pair(ctx.expected[at], a[at])}.",
     )
+
+
+#: This module's value rules with their rank among all the generic ones (grader.hints asks
+#: them in rank order, most specific first; leave gaps for new rules).
+RULES: tuple[tuple[int, Rule], ...] = (
+    (10, should_be_zero),
+    (20, zero),
+    (30, sign),
+    (40, sum_vs_mean),
+    (50, scale_of_two),
+    (60, any_scale),
+    (70, constant_offset),
+    (80, row_offset),
+    (260, almost),
+    (270, partial),
+)

@@ -29,6 +29,7 @@ CODES: dict[str, str] = {
 }
 
 __all__ = [
+    "RULES",
     "CODES",
     "SHAPE_RULES",
     "transpose_reshaped",
@@ -247,3 +248,11 @@ def summed_over_too_few_axes(a: np.ndarray, ctx: HintContext) -> Hint | None:
 
 #: The shape rules asked before `wrong_shape` (after the problem's own).
 SHAPE_RULES: tuple[Rule, ...] = (summed_over_too_few_axes,)
+
+
+#: This module's value rules with their rank among all the generic ones (grader.hints asks
+#: them in rank order, most specific first; leave gaps for new rules).
+RULES: tuple[tuple[int, Rule], ...] = (
+    (100, transposed),
+    (110, transpose_reshaped),
+)

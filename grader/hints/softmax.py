@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._validate import max_abs
-from .context import FACTOR_RTOL, Hint, HintContext, close, pair_tol
+from .context import FACTOR_RTOL, Hint, HintContext, Rule, close, pair_tol
 from .format import fmt_factor
 
 #: The hint codes this module's rules give, and what each one means (gathered into
@@ -23,6 +23,7 @@ CODES: dict[str, str] = {
 }
 
 __all__ = [
+    "RULES",
     "CODES",
     "one_hot_index",
     "one_hot_term",
@@ -136,3 +137,11 @@ def one_hot_term(a: np.ndarray, ctx: HintContext) -> Hint | None:
         f"{ctx.who} is right everywhere except at the label entry of each row (the one "
         f"negative entry of the expected row), where it is off by {c:+.3g}{per_n}: {cause}.",
     )
+
+
+#: This module's value rules with their rank among all the generic ones (grader.hints asks
+#: them in rank order, most specific first; leave gaps for new rules).
+RULES: tuple[tuple[int, Rule], ...] = (
+    (210, one_hot_index),
+    (220, one_hot_term),
+)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._validate import max_abs
-from .context import ALMOST_RTOL, FACTOR_RTOL, Hint, HintContext, close, pair_tol
+from .context import ALMOST_RTOL, FACTOR_RTOL, Hint, HintContext, Rule, close, pair_tol
 from .format import fmt_factor
 
 #: The hint codes this module's rules give, and what each one means (gathered into
@@ -23,6 +23,7 @@ CODES: dict[str, str] = {
 }
 
 __all__ = [
+    "RULES",
     "CODES",
     "l2_term",
     "no_transpose",
@@ -98,3 +99,11 @@ def _l2_cause(k: float, reg: float | None) -> str:
     if k < 0:
         return "a term proportional to W is missing — is it the L2 regularisation term reg·W (dW += reg * W)?"
     return "a term proportional to W is too much — is the L2 term counted twice, or 2·reg·W for ½·reg·‖W‖²?"
+
+
+#: This module's value rules with their rank among all the generic ones (grader.hints asks
+#: them in rank order, most specific first; leave gaps for new rules).
+RULES: tuple[tuple[int, Rule], ...] = (
+    (90, l2_term),
+    (120, no_transpose),
+)

@@ -62,6 +62,19 @@ def test_every_code_is_documented_and_tested():
         assert description and "\n" not in description
 
 
+def test_every_rule_is_registered_once_in_its_module():
+    from grader import hints
+
+    ranks = [rank for module in hints.MODULES for rank, _ in getattr(module, "RULES", ())]
+    assert len(ranks) == len(set(ranks)), "two generic rules share a rank"
+    problem_rules = [rule for p in hints.PROBLEMS.values()
+                     for rule in (*p.rules, *p.shape_rules, *p.non_finite_rules)]
+    assert not set(problem_rules) & set(hints.GENERIC_RULES), "a rule is both a problem's and generic"
+    for module in hints.MODULES:  # every code a module lists is its own: no code in two modules
+        others = {c for m in hints.MODULES if m is not module for c in m.CODES}
+        assert not set(module.CODES) & others, module.__name__
+
+
 def test_hint_is_a_frozen_dataclass():
     hint = Hint("sign", "flip it")
     assert str(hint) == "flip it  [sign]"
