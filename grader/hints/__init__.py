@@ -25,6 +25,7 @@ a code is never produced). Nothing else: this module gathers the codes, ranks an
 
 from __future__ import annotations
 
+import inspect
 from typing import Any
 
 import numpy as np
@@ -88,28 +89,25 @@ def _checked_problem(problem: Any, shape: tuple[int, ...]) -> tuple[str | None, 
         return None, None
     names = ", ".join(PROBLEMS)
     if not isinstance(problem, dict) or len(problem) != 1 or next(iter(problem)) not in PROBLEMS:
+        got = (f"a dict with the key(s) {', '.join(map(repr, problem))}" if isinstance(problem, dict)
+               else describe(problem))
         raise ToolkitInputError(
             f"problem must be None or a dict with one key, the kind of problem ({names}), holding "
-            f"that problem's dict, e.g. problem={{'conv': {{'x': x, 'w': w, ...}}}}; but got "
-            f"{describe(problem)}."
+            f"that problem's dict, e.g. problem={{'conv': {{'x': x, 'w': w, ...}}}}; but got {got}."
         )
     (name, value), = problem.items()
     return name, PROBLEMS[name].check(value, shape)
 
 
-#: The keywords hint_args takes, for the message about one it does not.
-HINT_KEYWORDS = ("batch_size", "mask", "upstream", "layer_input", "layer_output", "kind", "weights", "reg",
-                 "problem")
-
-
 def _refuse(names: list[str]) -> None:
     __tracebackhide__ = True
+    keywords = [p.name for p in inspect.signature(hint_args).parameters.values() if p.kind is p.KEYWORD_ONLY]
     problems = [n for n in names if n in PROBLEMS]
     advice = (f" {', '.join(problems)} is a problem: pass problem={{'{problems[0]}': {{...}}}}." if problems
               else "")
     raise ToolkitInputError(
         f"unknown keyword argument(s) {', '.join(names)}: the hint keywords are "
-        f"{', '.join(HINT_KEYWORDS)}.{advice}"
+        f"{', '.join(keywords)}.{advice}"
     )
 
 

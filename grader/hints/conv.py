@@ -25,7 +25,8 @@ mistaken one exactly:
 - `pool-overwrite`: `=` instead of `+=` where windows overlap (the whole window assigned, or
   only its maximum, the windows visited row by row or column by column).
 Each value rule takes (actual, ctx) with actual float64, finite, shaped like expected and not
-close to it; each shape rule (`SHAPE_RULES`) an actual of another shape. Both return a Hint or None.
+close to it; each shape rule (`conv_shape`, the conv problem's) an actual of another shape. Both return a Hint
+or None.
 """
 
 from __future__ import annotations

@@ -291,7 +291,8 @@ def test_new_rules_stay_silent_on_unrelated_arrays(expected, context):
         ({"problem": {"rnn": RNN_P | {"h0": np.ones((2, 2))}}}, r"the arrays of rnn do not fit together"),
         # the problem is one dict {name: its dict}, the name one of PROBLEMS
         ({"problem": "lstm"}, r"problem must be None or a dict with one key, the kind of problem \(rnn"),
-        ({"problem": {"lstmm": {}}}, r"problem must be None or a dict with one key.*but got a dict"),
+        ({"problem": {"lstmm": {}}}, r"problem must be None or a dict with one key.*but got a dict with the "
+                                     r"key\(s\) 'lstmm'"),
         ({"problem": {"rnn": RNN_P, "norm": {}}}, r"problem must be None or a dict with one key"),
         ({"rnn": RNN_P}, r"unknown keyword argument\(s\) rnn: the hint keywords are batch_size.*"
                          r"rnn is a problem: pass problem=\{'rnn': \{...\}\}"),
