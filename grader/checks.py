@@ -112,7 +112,7 @@ def check_gradient(
     name = checked_name(name)
     tol = positive_float(tol, "tol")
     x = writable_float64_array(x)
-    args = hint_args(x.shape, **{"kind": "gradient", **hints})
+    args = replace(hint_args(x.shape, **hints), kind="gradient")  # the numerical gradient is one
     if dout is None:
         numeric = eval_numerical_gradient(f, x, h)
     else:

@@ -82,8 +82,10 @@ def show_hint(message: str, code: str | None = None) -> None:
 
 def hints_of_output(output: dict) -> list[tuple[str, str]]:
     """(code or "", message) of every hint an output of a notebook carries as data (CHECK_MIME)."""
-    data = output.get("data", {}).get(CHECK_MIME) if isinstance(output, dict) else None
-    if not isinstance(data, dict):
-        return []
-    hints = [h for h in data.get("hints", []) if isinstance(h, dict)]
-    return [(h.get("code") or "", str(h.get("message", ""))) for h in hints]
+    data = output.get("data", {}) if isinstance(output, dict) else {}
+    bundle = data.get(CHECK_MIME) if isinstance(data, dict) else None
+    hints = bundle.get("hints") if isinstance(bundle, dict) else None
+    if not isinstance(hints, list):
+        return []  # not a check's output (or not one the toolkit wrote): nothing to count
+    return [(h["code"] if isinstance(h.get("code"), str) else "", h["message"])
+            for h in hints if isinstance(h, dict) and isinstance(h.get("message"), str)]

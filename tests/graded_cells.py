@@ -15,7 +15,6 @@ grades with nbgrader.
 from __future__ import annotations
 
 import ast
-import builtins
 import shutil
 import symtable
 from dataclasses import dataclass
@@ -173,7 +172,30 @@ def reads(source: str) -> set[str]:
     found: set[str] = set()
     _in_order(tree.body, set(), found)
     found |= _globals_read(symtable.symtable(ast.unparse(tree), "<cell>", "exec")) - _bound(tree)
-    return found - set(dir(builtins)) - {"get_ipython", "display"}
+    return found - {"get_ipython", "display"}
+
+
+def _function_reads(source: str) -> dict[str, set[str]]:
+    """name -> the globals it reads when called, for every top-level function and class of a cell."""
+    tree = _python(source)
+    table = symtable.symtable(ast.unparse(tree), "<cell>", "exec")
+    out: dict[str, set[str]] = {}
+    for child in table.get_children():
+        if child.get_type() in ("function", "class") and child.get_name() in _bound(tree):
+            globs = {s.get_name() for s in child.get_symbols() if s.is_global() and s.is_referenced()}
+            out[child.get_name()] = globs | _globals_read(child)
+    return out
+
+
+def _reached(names: set[str], functions: dict[str, set[str]]) -> set[str]:
+    """`names` and every global the functions and classes among them read, transitively."""
+    seen, todo = set(), list(names)
+    while todo:
+        name = todo.pop()
+        if name not in seen:
+            seen.add(name)
+            todo += functions.get(name, ())
+    return seen
 
 
 @dataclass(frozen=True)
@@ -191,17 +213,22 @@ class Leak:
 
 def leaks(nb) -> list[Leak]:
     """Every name a setup, locked, solution or graded cell reads whose last binding before it
-    (outside the cell itself) is in a demonstration cell."""
+    (outside the cell itself) is in a demonstration cell: read directly, or by a function or
+    class it calls (as that body reads its globals at the call), a builtin included when a
+    demonstration rebinds it."""
     found: list[Leak] = []
     last: dict[str, tuple[int, bool]] = {}  # name -> (cell index, bound by a contract cell)
+    functions: dict[str, set[str]] = {}  # function or class -> the globals it reads when called
     for index, cell in enumerate(nb.cells):
         if cell.cell_type != "code":
             continue
         if in_contract(cell):
-            for name in sorted(reads(cell.source)):
+            for name in sorted(_reached(reads(cell.source), functions)):
                 where, ours = last.get(name, (-1, True))
                 if not ours:
                     found.append(Leak(meta(cell)["grade_id"], name, where))
         for name in _bound(_python(cell.source)):
             last[name] = (index, in_contract(cell))
+            functions.pop(name, None)
+        functions.update(_function_reads(cell.source))
     return found

@@ -89,8 +89,10 @@ def _checked_problem(problem: Any, shape: tuple[int, ...]) -> tuple[str | None, 
         return None, None
     names = ", ".join(PROBLEMS)
     if not isinstance(problem, dict) or len(problem) != 1 or next(iter(problem)) not in PROBLEMS:
-        got = (f"a dict with the key(s) {', '.join(map(repr, problem))}" if isinstance(problem, dict)
-               else describe(problem))
+        if not isinstance(problem, dict):
+            got = describe(problem)
+        else:
+            got = f"a dict with the key(s) {', '.join(map(repr, problem))}" if problem else "an empty dict"
         raise ToolkitInputError(
             f"problem must be None or a dict with one key, the kind of problem ({names}), holding "
             f"that problem's dict, e.g. problem={{'conv': {{'x': x, 'w': w, ...}}}}; but got {got}."
@@ -122,6 +124,7 @@ def _checked_upstream(upstream: Any) -> np.ndarray | None:
 
 def hint_args(
     shape: tuple[int, ...],
+    /,
     *,
     batch_size: Any = None,
     mask: Any = None,

@@ -13,15 +13,17 @@ costs the cells from its first change to the end, never the setup, the imports o
 before it.
 
 A graded cell scores as nbgrader's `determine_grade` scores it: zero when it raises (a timeout
-raises too), the number its last expression shows when it shows one (partial credit), its points
-otherwise.
+interrupts it, as nbgrader's does), and otherwise, when its last expression shows a value, what
+nbgrader's `get_partial_grade` reads from that value's text (a number from 0 to the points is
+partial credit; text that is no number, or a negative one, is full points; more than the points
+is an error, which the case report names); its points when it shows nothing.
 """
 
 from __future__ import annotations
 
 import json
-import numbers
 import os
+import shutil
 import signal
 import sys
 import traceback
@@ -31,8 +33,9 @@ from dataclasses import dataclass
 CELL_TIMEOUT = 120
 
 
-class CellTimeout(Exception):
-    """Raised inside a cell that ran longer than CELL_TIMEOUT seconds."""
+class CellTimeout(KeyboardInterrupt):
+    """Raised inside a cell that ran longer than CELL_TIMEOUT seconds: an interrupt, as nbgrader's
+    interrupt_on_timeout sends, so that `except Exception` in student code does not swallow it."""
 
 
 @dataclass
@@ -74,10 +77,20 @@ def _score(result, points: float) -> Outcome:
     error = result.error_before_exec or result.error_in_exec
     if error is not None:
         return Outcome(0.0, f"{type(error).__name__}: {str(error)[:300]}")
-    value = result.result
-    if isinstance(value, numbers.Real) and not isinstance(value, bool):
-        return Outcome(float(value))  # nbgrader's partial credit: the number the cell shows
-    return Outcome(points)
+    if result.result is None:
+        return Outcome(points)
+    return Outcome(_partial_grade(repr(result.result), points))
+
+
+def _partial_grade(shown: str, points: float) -> float:
+    """What nbgrader's utils.get_partial_grade makes of an execute_result's text/plain."""
+    try:
+        grade = float(shown)
+    except ValueError:
+        return points
+    if grade > points:
+        raise ValueError(f"partial credit {grade} is greater than the cell's {points} points")
+    return grade if grade >= 0.0 else points
 
 
 def _run_cell(shell, source: str) -> object:
@@ -112,6 +125,13 @@ def _first_change(cells: list[dict], answers: dict[str, str]) -> int:
     return changed[0]
 
 
+def _own_folder(out_path: str) -> None:
+    """A copy of the lesson folder for this case alone: files one case writes, no other sees."""
+    mine = out_path.removesuffix(".json") + "-cwd"
+    shutil.copytree(os.getcwd(), mine)
+    os.chdir(mine)
+
+
 def _fork_case(shell, cells, start, answers, scores, out_path: str) -> int:
     """Fork; the child grades the case from `start` on and writes its scores to `out_path`."""
     sys.stdout.flush()
@@ -121,6 +141,7 @@ def _fork_case(shell, cells, start, answers, scores, out_path: str) -> int:
         return pid
     code = 0
     try:
+        _own_folder(out_path)
         found = _run(shell, cells, start, answers, scores)
         with open(out_path, "w") as f:
             json.dump({gid: vars(o) for gid, o in found.items()}, f)
@@ -148,8 +169,9 @@ def grade(request: dict, workdir: str) -> dict:
                 out_path = os.path.join(workdir, f"case-{k}.json")
                 pid = _fork_case(shell, cells, index, case, scores, out_path)
                 _, status = os.waitpid(pid, 0)
-                if status or not os.path.exists(out_path):
-                    results[k] = {"crashed": f"the case's process ended with status {status}"}
+                code = os.waitstatus_to_exitcode(status)
+                if code or not os.path.exists(out_path):
+                    results[k] = {"crashed": f"the case's process ended with exit code {code}"}
                 else:
                     with open(out_path) as f:
                         results[k] = json.load(f)

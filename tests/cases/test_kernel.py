@@ -65,20 +65,29 @@ def test_a_case_starts_at_its_first_changed_cell() -> None:
         kernel._first_change(CELLS, {"test_f": ""})
 
 
-def test_a_number_shown_by_a_graded_cell_is_partial_credit_as_in_nbgrader() -> None:
+def test_a_value_shown_by_a_graded_cell_is_read_as_nbgrader_reads_it() -> None:
+    import numpy as np
+    from nbgrader.utils import get_partial_grade
+
     class Result:
         error_before_exec = error_in_exec = None
-        result = 1.5
+        result = None
 
-    assert kernel._score(Result(), 3.0).score == 1.5
-    Result.result = True  # a bool is not a grade: the cell's points
-    assert kernel._score(Result(), 3.0).score == 3.0
+    for shown in (1.5, 0, True, "0.5", np.float64(0.5), -1.0, [1.0], None):
+        Result.result = shown
+        expected = 3.0 if shown is None else get_partial_grade({"data": {"text/plain": repr(shown)}}, 3.0)
+        assert kernel._score(Result(), 3.0).score == expected, shown
+    Result.result = 4.0
+    with pytest.raises(ValueError, match="greater than"):  # nbgrader: the autograde fails
+        kernel._score(Result(), 3.0)
     Result.result, Result.error_in_exec = None, AssertionError("wrong")
     assert vars(kernel._score(Result(), 3.0)) == {"score": 0.0, "error": "AssertionError: wrong"}
 
 
 def test_a_cell_running_too_long_scores_nothing(tmp_path) -> None:
-    cells = [_cell("import time", "setup"), _cell("def f():\n    time.sleep(5)", "f", solution=True),
+    cells = [_cell("import time", "setup"),
+             _cell("def f():\n    try:\n        time.sleep(5)\n    except Exception:\n        time.sleep(5)",
+                   "f", solution=True),  # `except Exception` does not swallow the interrupt
              _cell("f()", "test_f", points=1)]
     (tmp_path / "request.json").write_text(json.dumps({"cwd": str(tmp_path), "cells": cells, "cases": []}))
     code = ("import sys; from tests.cases import kernel; kernel.CELL_TIMEOUT = 1; "
@@ -87,3 +96,16 @@ def test_a_cell_running_too_long_scores_nothing(tmp_path) -> None:
                    check=True, timeout=60, capture_output=True)
     found = json.loads((tmp_path / "result.json").read_text())["solution"]["test_f"]
     assert found["score"] == 0 and found["error"].startswith("CellTimeout")
+
+
+def test_each_case_writes_into_a_folder_of_its_own(tmp_path) -> None:
+    cells = [_cell("import os", "setup"), _cell("def f():\n    return 1", "f", solution=True),
+             _cell("assert not os.path.exists('mark')", "test_f", points=1)]
+    cases = [{"f": "open('mark', 'w').close()\ndef f():\n    return 1"}, {"f": "def f():\n    return 2"}]
+    (tmp_path / "request.json").write_text(json.dumps({"cwd": str(tmp_path), "cells": cells, "cases": cases}))
+    subprocess.run([sys.executable, "-m", "tests.cases.kernel", "request.json", "result.json"],
+                   cwd=tmp_path, env={"PYTHONPATH": str(REPO), "MPLBACKEND": "Agg"}, check=True, timeout=60,
+                   capture_output=True)
+    found = json.loads((tmp_path / "result.json").read_text())
+    assert [c["test_f"]["score"] for c in found["cases"]] == [0.0, 1.0]  # the second never sees 'mark'
+    assert not (tmp_path / "mark").exists()

@@ -50,7 +50,19 @@ def test_a_demo_rebinding_a_setup_name_is_a_leak() -> None:
 
 def test_a_solution_body_reading_a_demo_global_is_a_leak() -> None:
     nb = _nb(("scale = 2", None), ("def f(v):\n    return scale * v", SOLUTION), ("f(1)", GRADED))
-    assert [(leak.grade_id, leak.name) for leak in leaks(nb)] == [("f", "scale")]
+    assert [(leak.grade_id, leak.name) for leak in leaks(nb)] == [("f", "scale"), ("test_f", "scale")]
+
+
+def test_a_solution_calling_a_global_a_demo_rebinds_is_a_leak_where_it_is_called() -> None:
+    nb = _nb(("W = 1", SETUP), ("def predict(v):\n    return W * v", SOLUTION), ("W = 0", None),
+             ("assert predict(2) == 2", GRADED))
+    assert [(leak.grade_id, leak.name) for leak in leaks(nb)] == [("test_f", "W")]
+
+
+def test_a_builtin_a_demo_rebinds_is_a_leak() -> None:
+    nb = _nb(("import numpy as np", SETUP), ("max = 0", None), ("assert max(1, 2) == 2", GRADED))
+    assert [leak.name for leak in leaks(nb)] == ["max"]
+    assert leaks(_nb(("import numpy as np", SETUP), ("assert max(1, 2) == 2", GRADED))) == []
 
 
 def test_names_bound_in_the_cell_or_by_locked_cells_are_not_leaks() -> None:

@@ -49,5 +49,9 @@ def test_the_report_counts_hints_from_the_data_only() -> None:
         {"output_type": "stream", "name": "stdout", "text": "    Hint: fake  [sum-vs-mean]\n"},
         {"output_type": "error", "ename": "CheckFailed", "evalue": "db — fake [zero]", "traceback": []},
         {"output_type": "display_data", "data": {CHECK_MIME: "not a dict"}},
+        # data a student's code published itself cannot crash the report
+        {"output_type": "display_data", "data": {CHECK_MIME: {"hints": None}}},
+        {"output_type": "display_data",
+         "data": {CHECK_MIME: {"hints": [{"code": ["x"], "message": "m"}, 3]}}},
     ]}
-    assert hints_in(cell) == [("sign", "flip it"), ("", "own words")]
+    assert hints_in(cell) == [("sign", "flip it"), ("", "own words"), ("", "m")]

@@ -157,7 +157,7 @@ class NotebookRecord:
         if self.missing:
             out.append(("not submitted", "not submitted (0 points)"))
         if self.status not in (None, "ok"):
-            out.append((self.status, f"{self.status} — {self.reason}"))
+            out.append((self.status, f"{self.status} — {self.reason or 'no reason recorded'}"))
         out += [("output flood", str(e)) for e in self.events if e.kind == "output-flood"]
         out += [("TAMPERING - review", f"tampering ({f.where()}{f.message}) — scored 0, flagged for review "
                  "(needs_manual_grade in the gradebook)") for f in self.tamper]

@@ -128,8 +128,8 @@ def student_flags(data: ClassData, student: str) -> list[tuple[str, str, str]]:
 
 
 def flags(data: ClassData, student: str) -> list[str]:
-    """The flags column of grades.csv for one student."""
-    return [f"{where}: {short}" for where, short, _ in student_flags(data, student)]
+    """The flags column of grades.csv for one student (each flag once per notebook)."""
+    return list(dict.fromkeys(f"{where}: {short}" for where, short, _ in student_flags(data, student)))
 
 
 def write_csv(data: ClassData, path: Path) -> None:

@@ -297,6 +297,8 @@ def test_new_rules_stay_silent_on_unrelated_arrays(expected, context):
         ({"rnn": RNN_P}, r"unknown keyword argument\(s\) rnn: the hint keywords are batch_size.*"
                          r"rnn is a problem: pass problem=\{'rnn': \{...\}\}"),
         ({"batchsize": 3}, r"unknown keyword argument\(s\) batchsize: the hint keywords are batch_size"),
+        ({"shape": (3,)}, r"unknown keyword argument\(s\) shape: the hint keywords are batch_size"),
+        ({"problem": {}}, r"problem must be None or a dict with one key.*but got an empty dict"),
     ],
 )
 def test_bad_new_arguments(kwargs, words):
