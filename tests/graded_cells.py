@@ -22,6 +22,7 @@ from pathlib import Path
 
 import nbformat
 
+from grader.instructor.grading.cell_names import python_source
 from grader.instructor.notebook_cells import nbgrader_meta as meta
 
 
@@ -59,8 +60,8 @@ def write_contract_cut(folder: Path, name: str, target: Path, transform=None) ->
 
 
 def _python(source: str) -> ast.Module:
-    lines = ["" if line.lstrip().startswith(("%", "!")) else line for line in source.splitlines()]
-    return ast.parse("\n".join(lines))
+    """The cell as the Python IPython runs (magics become `get_ipython()` calls)."""
+    return ast.parse(python_source(source))
 
 
 def _bound(tree: ast.Module) -> set[str]:

@@ -58,7 +58,7 @@ from .context import (
     context_for,
     is_gradient_name,
 )
-from .problem import Problem
+from .problem import Problem, finite_array
 
 __all__ = ["HINT_CODES", "PROBLEMS", "Hint", "HintArgs", "diagnose", "diagnose_with", "hint_args",
            "is_gradient_name"]
@@ -115,11 +115,7 @@ def _refuse(names: list[str]) -> None:
 
 def _checked_upstream(upstream: Any) -> np.ndarray | None:
     __tracebackhide__ = True
-    if upstream is None:
-        return None
-    arr = float64_array(upstream, "upstream")
-    require_finite(arr, "upstream")
-    return arr
+    return None if upstream is None else finite_array(upstream, "upstream")
 
 
 def hint_args(
@@ -187,6 +183,10 @@ def diagnose(actual: Any, expected: Any, *, name: str | None = None, **hints: An
     return diagnose_with(actual, context_for(exp, hint_args(exp.shape, **hints), name))
 
 
+#: The rules of a check given no problem: none of its own.
+_NO_PROBLEM = Problem("", lambda value, shape: None, ())
+
+
 def _first(rules: tuple[Rule, ...], values: np.ndarray, ctx: HintContext) -> Hint | None:
     for rule in rules:
         hint = rule(values, ctx)
@@ -198,7 +198,7 @@ def _first(rules: tuple[Rule, ...], values: np.ndarray, ctx: HintContext) -> Hin
 def diagnose_with(actual: Any, ctx: HintContext) -> Hint | None:
     """diagnose once its context is checked: the input and shape hints, then the rule tables."""
     __tracebackhide__ = True
-    own = PROBLEMS[ctx.problem_name] if ctx.problem_name else Problem("", lambda v, s: None, ())
+    own = PROBLEMS[ctx.problem_name] if ctx.problem_name else _NO_PROBLEM
     arr = to_numpy(actual)
     if arr is not None and arr.dtype.kind == "c":
         return Hint("dtype", f"{ctx.who} has {dtype_problem(arr)}.")

@@ -18,6 +18,7 @@ import pytest
 
 import grader
 from grader.instructor.build import assignments
+from grader.instructor.grading.cell_names import python_source
 
 REPO = Path(__file__).resolve().parents[2]
 # The toolkit's checks, and the lessons' own checkers built on them.
@@ -26,8 +27,7 @@ TOOLKIT = {"check_dropout", "check_init_variance"} | set(grader.__all__) - {
 
 
 def _parse(source: str) -> ast.Module:
-    lines = [line for line in source.splitlines() if not line.lstrip().startswith(("%", "!"))]
-    return ast.parse("\n".join(lines))
+    return ast.parse(python_source(source))  # as IPython runs it: magics become calls
 
 
 def _called(tree: ast.AST) -> set[str]:
