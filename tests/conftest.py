@@ -22,6 +22,26 @@ def _cache_alembic_head() -> None:
 _cache_alembic_head()
 
 
+def _warm_kernels() -> None:
+    """Kernels forked from a process that imported numpy, torch and matplotlib once
+    (tests/warm_kernels.py); `BACKPROP_COLD_KERNELS=1` starts every kernel cold instead."""
+    import os
+
+    if not os.environ.get("BACKPROP_COLD_KERNELS"):
+        from tests import warm_kernels
+
+        warm_kernels.install()
+
+
+_warm_kernels()
+
+
+def pytest_unconfigure(config) -> None:
+    from tests import warm_kernels
+
+    warm_kernels.shutdown()
+
+
 # Longest first: with two workers, a minute-long test collected last leaves one core idle while
 # it runs. These modules start kernels for tens of seconds per test; the rest take milliseconds.
 _LONG_FIRST = ("tests/grading/test_liars.py", "tests/grading/pipeline/", "tests/grading/test_feedback.py",

@@ -5,21 +5,23 @@ WRONG data (the right answer + 1) behind Python methods that all answer like the
 ndarray and float subclasses ("subclass"), objects with a lying __array__ / __float__ /
 __array_priority__, dict subclasses whose __getitem__ lies, Values whose grad is a property
 ("duck"). The honest twin ("plain") holds the same wrong data in honest containers. On every
-graded cell a liar must score no more than its twin:
+graded cell a liar must score no more than its twin, graded by the real nbgrader on the
+lesson's hidden tests alone: graded cells cut to their hidden part (on the full notebook a liar
+already fails at a cell's first visible check, and the hidden tests would never meet it), and
+the lesson cut to its contract (tests/graded_cells.py: its setup, locked, solution and graded
+cells, all a graded cell may read), in a scratch course whose nbgrader source is that cut.
 
-- through `backprop-grade`, on the lesson cut to what its graded cells need;
-- through plain `nbgrader autograde`, on the lesson's hidden tests alone (graded cells cut to
-  their hidden part), cut the same way: on the full notebook a liar already fails at a cell's
-  first visible check, and the hidden tests would never meet it.
+- through plain `nbgrader autograde`: every liar, and the twin;
+- through `backprop-grade` (sandboxed, with its tamper scan and integrity guard), on the same
+  course: every liar scores exactly what plain nbgrader gave it, cell by cell, and is graded by
+  the checks, not zeroed as tampering. (That the two grade honest submissions alike is
+  tests/grading/pipeline/test_equivalence.py.)
 
-Both run on the lesson's contract cut (tests/graded_cells.py: its setup, locked, solution and
-graded cells, all a graded cell may read), each its own scratch course whose nbgrader source is
-the cut, so that backprop-grade's tamper scan and nbgrader's checksums compare with the cells
-that are there. The demonstrations it drops (training loops, sweeps, figures, widgets) never
-reach a graded cell, so a liar scores on the cut what it scores on the full lesson, in a fraction
-of the time. The corpus reads none of the notebook's names (its `liar_seal` wraps what its own
-cell defined), so the instructor notebook's cut is every lying notebook's cut, and
-tests/cases/test_corpus.py shows, per lesson, that the instructor's solution loses no point on it.
+The demonstrations the cut drops (training loops, sweeps, figures, widgets) never reach a graded
+cell, so a liar scores on the cut what it scores on the full lesson, in a fraction of the time.
+The corpus reads none of the notebook's names (its `liar_seal` wraps what its own cell defined),
+so the instructor notebook's cut is every lying notebook's cut, and tests/cases/test_corpus.py
+shows, per lesson, that the instructor's solution loses no point on it.
 
 Before the trusted path (grader/trusted.py) the "subclass" liar scored 9 of 11 points on
 01_derivatives through plain nbgrader, where its twin scores 1.
@@ -34,37 +36,39 @@ import pytest
 from grader.instructor.build import assignments
 from grader.instructor.grading.pipeline import Options, grade
 from tests.grading.liars.run import gains, grade_corpus
-from tests.grading.liars.submissions import MODES, cut_source, lying_notebook
-from tests.nbgrader_harness import REPO, ScratchCourse, graded_cells
+from tests.grading.liars.submissions import LIARS, cut_source, lying_notebook
+from tests.nbgrader_harness import REPO, ScratchCourse
 
 pytestmark = pytest.mark.slow
 
 
 def _pipeline_scores(tmp_path: Path, name: str) -> dict[str, dict[str, float]]:
+    """mode -> grade_id -> score of every liar, graded by backprop-grade on the hidden-only cut."""
     from nbgrader.api import Gradebook
 
-    source = cut_source(name, REPO, tmp_path / "cut", hidden=False)
+    source = cut_source(name, REPO, tmp_path / "cut", hidden=True)
     course = ScratchCourse(tmp_path / "backprop-grade", name, source=source)
-    for mode in MODES:
+    for mode in LIARS:
         course.submit(f"liar_{mode}", lying_notebook(course.source_nb, course.release_nb, mode))
     options = Options(course_dir=course.root, assignment=name, workers=2, feedback=False,
                       progress=lambda _: None)
     summary = grade(options)
     # Graded by the checks, not zeroed as tampering ("suspicious" only flags it for review).
     assert not summary.failed and not [f for f in summary.flagged if "tamper" in f], summary
-    scores: dict[str, dict[str, float]] = {"points": graded_cells(course.source_nb)}
     with Gradebook(course.db_url) as gb:
-        for mode in MODES:
-            sub = gb.find_submission_notebook(name, name, f"liar_{mode}")
-            scores[mode] = {g.name: float(g.score) for g in sub.grades}
-    return scores
+        return {mode: {g.name: float(g.score) for g in
+                       gb.find_submission_notebook(name, name, f"liar_{mode}").grades}
+                for mode in LIARS}
 
 
 @pytest.mark.parametrize("name", assignments())
 def test_liars_gain_nothing(tmp_path: Path, name: str) -> None:
-    hidden = grade_corpus(name, tmp_path / "nbgrader", hidden=True)
-    assert not gains(hidden), f"{name}, plain nbgrader, hidden tests alone:\n" + "\n".join(gains(hidden))
+    plain = grade_corpus(name, tmp_path / "nbgrader", hidden=True)
+    assert not gains(plain), f"{name}, plain nbgrader, hidden tests alone:\n" + "\n".join(gains(plain))
+    full = sum(plain["points"].values())
+    assert sum(plain["plain"].values()) < full, f"{name}: the twin's wrong data scored full marks"
     ours = _pipeline_scores(tmp_path, name)
-    assert not gains(ours), f"{name}, backprop-grade:\n" + "\n".join(gains(ours))
-    full = sum(ours["points"].values())
-    assert sum(ours["plain"].values()) < full, f"{name}: the twin's wrong data scored full marks"
+    for mode in LIARS:
+        nbgrader_scores = {cell: float(score) for cell, score in plain[mode].items()}
+        assert ours[mode] == nbgrader_scores, (
+            f"{name}, {mode}: backprop-grade {ours[mode]} != plain nbgrader {nbgrader_scores}")

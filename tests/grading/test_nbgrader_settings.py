@@ -1,7 +1,10 @@
 """The course's nbgrader settings, checked on a tiny synthetic assignment with real nbgrader:
-warnings never cost points, and a stuck cell is interrupted without losing the rest."""
+warnings never cost points, a stuck cell is interrupted without losing the rest, and a failing
+cell shows a plain Python traceback."""
 
 from __future__ import annotations
+
+import re
 
 import nbformat
 import pytest
@@ -66,3 +69,28 @@ def test_a_stuck_cell_is_interrupted_and_the_rest_is_graded(course: ScratchCours
     scores = course.autograde("looper")
     assert scores["warns"].score == 2
     assert scores["later"].score == 1
+
+
+def _traceback(nb, grade_id: str) -> str:
+    cell = next(c for c in nb.cells if c.metadata.get("nbgrader", {}).get("grade_id") == grade_id)
+    errors = [o for o in cell.outputs if o.output_type == "error"]
+    assert errors, f"{grade_id} raised nothing"
+    return re.sub(r"\x1b\[[0-9;]*m", "", "\n".join(errors[0].traceback))  # without the colours
+
+
+def test_a_failing_cell_shows_a_plain_python_traceback(course: ScratchCourse, tmp_path) -> None:
+    """IPython's "Plain" mode (nbgrader_config.py), through plain nbgrader and backprop-grade."""
+    from grader.instructor.grading.pipeline import Options, grade
+
+    wrong = fill_release(course.release_nb, {"double": "def double(x):\n    return 3 * x"})
+    course.submit("wrong", wrong)
+    assert course.autograde("wrong")["warns"].score == 0
+    plain = _traceback(course.autograded_notebook("wrong"), "warns")
+    ours_course = ScratchCourse(tmp_path, NAME, source=course.root / "course" / NAME)
+    ours_course.submit("wrong", wrong)
+    summary = grade(Options(course_dir=ours_course.root, assignment=NAME, workers=1, feedback=False,
+                            progress=lambda _: None))
+    assert not summary.failed, summary
+    ours = _traceback(ours_course.autograded_notebook("wrong"), "warns")
+    for text in (plain, ours):
+        assert "Traceback (most recent call last)" in text and "----> " not in text, text

@@ -1,0 +1,131 @@
+"""A warm kernel (tests/warm_kernels.py) is, for a notebook, the kernel a cold start gives.
+
+The same probe cell runs in a kernel started by jupyter_client's own LocalProvisioner and in one
+forked by the warm server; what a notebook can observe must agree: argv, sys.path, working folder,
+environment, matplotlib's inline figures, signal handling, its own session, a subprocess's exit
+code. Interrupts, shutdown and the commands that must stay cold are checked too.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+
+import pytest
+from jupyter_client.manager import KernelManager
+from jupyter_client.provisioning.factory import KernelProvisionerFactory
+
+from tests import warm_kernels
+
+pytestmark = pytest.mark.slow
+
+PROBE = r"""
+import json, os, signal, subprocess, sys
+import matplotlib.pyplot as plt
+import numpy as np
+plt.plot([0, 1]); plt.show()
+print(json.dumps({
+    "argv": sys.argv[1:2] + sys.argv[3:], "path": sys.path, "cwd": os.getcwd(),
+    "env": {k: v for k, v in os.environ.items() if k not in ("JPY_PARENT_PID",)},
+    "backend": plt.get_backend(), "own_session": os.getsid(0) == os.getpid(),
+    "sigint": str(signal.getsignal(signal.SIGINT)), "sigchld": str(signal.getsignal(signal.SIGCHLD)),
+    "subprocess_code": subprocess.run([sys.executable, "-c", "raise SystemExit(3)"]).returncode,
+    "stdin_is_tty": os.isatty(0), "main": sys.modules["__main__"].__name__,
+    "random": np.random.rand(),
+}))
+"""
+
+
+def _start(provisioner: str, cwd: Path) -> KernelManager:
+    factory = KernelProvisionerFactory.instance()
+    before = factory.default_provisioner_name
+    factory.default_provisioner_name = provisioner
+    try:
+        km = KernelManager(kernel_name="python3")
+        km.start_kernel(cwd=str(cwd), env={**os.environ, "PROBE_VAR": "seen"})
+    finally:
+        factory.default_provisioner_name = before
+    return km
+
+
+def _probe(km: KernelManager) -> tuple[dict, list[str]]:
+    kc = km.client()
+    kc.start_channels()
+    try:
+        kc.wait_for_ready(timeout=60)
+        texts, kinds = [], []
+
+        def hook(msg):
+            if msg["msg_type"] == "stream":
+                texts.append(msg["content"]["text"])
+            elif msg["msg_type"] == "display_data":
+                kinds.extend(msg["content"]["data"])
+
+        reply = kc.execute_interactive(PROBE, output_hook=hook, timeout=60)
+        assert reply["content"]["status"] == "ok", reply["content"]
+        return json.loads("".join(texts)), kinds
+    finally:
+        kc.stop_channels()
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _installed():
+    warm_kernels.install()  # whatever BACKPROP_COLD_KERNELS says, this test needs it
+
+
+def test_a_warm_kernel_sees_what_a_cold_one_sees(tmp_path: Path) -> None:
+    seen = {}
+    for name in ("local-provisioner", warm_kernels.PROVISIONER_NAME, warm_kernels.PROVISIONER_NAME):
+        km = _start(name, tmp_path)
+        try:
+            assert type(km.provisioner).__name__ == ("LocalProvisioner" if name.startswith("local")
+                                                      else "WarmProvisioner")
+            if name != "local-provisioner":
+                assert isinstance(km.provisioner.process, warm_kernels.ForkedKernel), "not forked"
+            seen.setdefault(name, []).append(_probe(km))
+        finally:
+            km.shutdown_kernel(now=True)
+        assert not km.is_alive()
+    (cold, cold_kinds), = seen["local-provisioner"]
+    (warm, warm_kinds), (warm2, _) = seen[warm_kernels.PROVISIONER_NAME]
+    assert "image/png" in cold_kinds and warm_kinds == cold_kinds, "figures are not shown inline alike"
+    for key in cold:
+        if key != "random":
+            assert warm[key] == cold[key], f"{key}: warm {warm[key]!r}, cold {cold[key]!r}"
+    assert cold["env"]["PROBE_VAR"] == "seen" and cold["cwd"] == str(tmp_path)
+    assert warm["random"] != warm2["random"], "two warm kernels share numpy's global random state"
+
+
+def test_an_interrupt_stops_a_cell_and_the_kernel_goes_on(tmp_path: Path) -> None:
+    km = _start(warm_kernels.PROVISIONER_NAME, tmp_path)
+    kc = km.client()
+    kc.start_channels()
+    try:
+        kc.wait_for_ready(timeout=60)
+        msg_id = kc.execute("import time; time.sleep(60)")
+        import time
+
+        time.sleep(1.0)
+        km.interrupt_kernel()
+        reply = kc.get_shell_msg(timeout=20)
+        assert reply["parent_header"]["msg_id"] == msg_id
+        assert reply["content"]["ename"] == "KeyboardInterrupt"
+        assert kc.execute_interactive("x = 1", timeout=20)["content"]["status"] == "ok"
+    finally:
+        kc.stop_channels()
+        km.shutdown_kernel(now=True)
+
+
+def test_only_this_interpreters_plain_kernel_command_is_forked() -> None:
+    exe = sys.executable
+    env = dict(os.environ)
+    assert warm_kernels.warm_eligible([exe, "-m", "ipykernel_launcher", "-f", "k.json"], env)
+    assert warm_kernels.warm_eligible(
+        [exe, "-m", "ipykernel_launcher", "-f", "k.json", "--HistoryManager.hist_file=:memory:"], env)
+    assert not warm_kernels.warm_eligible(["prlimit", "--data=1", "--", exe, "-m", "ipykernel_launcher",
+                                           "-f", "k.json"], env)
+    assert not warm_kernels.warm_eligible(["/usr/bin/python3.12", "-m", "ipykernel_launcher", "-f", "k"], env)
+    assert not warm_kernels.warm_eligible([exe, "-m", "ipykernel_launcher", "-f", "k.json"],
+                                          {**env, "PYTHONPATH": "/somewhere/else"})
