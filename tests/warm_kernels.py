@@ -31,8 +31,10 @@ import threading
 import time
 from typing import Any
 
-#: What the fork server imports before it forks (the lessons' setup cells import these).
-WARM_MODULES = ("numpy", "torch", "matplotlib", "matplotlib.pyplot", "ipykernel.kernelapp")
+#: What the fork server imports before it forks: what the lessons' setup cells import, and
+#: torch._dynamo, which torch imports (a second) the first time a FlopCounterMode runs (lesson 12).
+WARM_MODULES = ("numpy", "torch", "torch._dynamo", "matplotlib", "matplotlib.pyplot",
+                "ipykernel.kernelapp")
 #: Environment variables read while those modules import: a kernel asked for with other values
 #: gets a server of its own (or, for PYTHON*, a cold start).
 IMPORT_ENV = ("HOME", "MPLBACKEND", "MPLCONFIGDIR", "XDG_CONFIG_HOME", "XDG_CACHE_HOME",
@@ -41,12 +43,14 @@ IMPORT_ENV = ("HOME", "MPLBACKEND", "MPLCONFIGDIR", "XDG_CONFIG_HOME", "XDG_CACH
               "PYTHONDONTWRITEBYTECODE", "LD_LIBRARY_PATH", "LD_PRELOAD")
 INLINE_BACKEND = "module://matplotlib_inline.backend_inline"  # what ipykernel sets when unset
 PROVISIONER_NAME = "backprop-warm"
+_INSTALLED = False
 
 
 # ---------------------------------------------------------------- the server (its own process)
 
-def _become_kernel(request: dict[str, Any], ready_fd: int) -> None:
-    """In the forked child: turn into `python -m ipykernel_launcher ...` as launched cold."""
+def _become(request: dict[str, Any], ready_fd: int) -> None:
+    """In the forked child: become `python -m MODULE ARGS` as it would start cold (and raise its
+    SystemExit, which ends the child like any Python program: atexit handlers, flushed streams)."""
     import random
     import runpy
 
@@ -55,44 +59,61 @@ def _become_kernel(request: dict[str, Any], ready_fd: int) -> None:
     os.setsid()
     os.write(ready_fd, b"1")
     os.close(ready_fd)
-    for signum in (signal.SIGCHLD, signal.SIGINT, signal.SIGTERM, signal.SIGPIPE):
-        signal.signal(signum, signal.SIG_DFL if signum != signal.SIGINT else signal.default_int_handler)
-    devnull = os.open(os.devnull, os.O_RDONLY)
-    os.dup2(devnull, 0)
-    os.close(devnull)
+    for signum in (signal.SIGCHLD, signal.SIGTERM, signal.SIGPIPE):
+        signal.signal(signum, signal.SIG_DFL)
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    streams = [os.open(os.devnull, os.O_RDONLY)]
+    if request.get("log"):
+        streams += [os.open(request["log"], os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)] * 2
+    for fd, stream in enumerate(streams):
+        os.dup2(stream, fd)
+    for stream in set(streams):
+        os.close(stream)
     os.chdir(request["cwd"])
     os.environ.clear()
     os.environ.update(request["env"])
     sys.path[0] = os.getcwd()  # as `python -m` sets it
     random.seed()
     np.random.seed()
-    sys.argv = [request["argv"][0], *request["argv"][3:]]
-    runpy.run_module("ipykernel_launcher", run_name="__main__", alter_sys=True)
+    sys.argv = [request["module"], *request["args"]]  # runpy puts the module's file first
+    runpy.run_module(request["module"], run_name="__main__", alter_sys=True)
     sys.exit(0)
 
 
 def serve(channel_fd: int) -> None:
-    """Import WARM_MODULES, then fork a kernel for every request read from `channel_fd`."""
+    """Import WARM_MODULES, then answer requests read from `channel_fd`, one JSON line each:
+    {"op": "fork", ...} forks a child that becomes the command (`_become`) and answers its pid;
+    {"op": "poll", "pid": P} answers P's exit code, or None while it runs."""
     import importlib
 
+    inline = "MPLBACKEND" not in os.environ
     os.environ.setdefault("MPLBACKEND", INLINE_BACKEND)
     for name in WARM_MODULES:
         importlib.import_module(name)
-    os.environ.pop("MPLBACKEND") if os.environ["MPLBACKEND"] == INLINE_BACKEND else None
-    signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # kernels are reaped by the system, not us
+    if inline:
+        del os.environ["MPLBACKEND"]
     channel = os.fdopen(channel_fd, "r+b", buffering=0)
     channel.write(b"ready\n")
+    exit_codes: dict[int, int] = {}
     for line in channel:
         request = json.loads(line)
+        while True:  # reap every child that ended since the last request
+            try:
+                pid, status = os.waitpid(-1, os.WNOHANG)
+            except ChildProcessError:
+                break
+            if pid == 0:
+                break
+            exit_codes[pid] = os.waitstatus_to_exitcode(status)
+        if request["op"] == "poll":
+            channel.write(json.dumps({"code": exit_codes.get(request["pid"])}).encode() + b"\n")
+            continue
         ready_r, ready_w = os.pipe()
         pid = os.fork()
         if pid == 0:
             channel.close()
             os.close(ready_r)
-            try:
-                _become_kernel(request, ready_w)
-            finally:
-                os._exit(1)
+            _become(request, ready_w)  # never returns: its SystemExit ends this process
         os.close(ready_w)
         os.read(ready_r, 1)  # the child leads its own session before anyone signals it
         os.close(ready_r)
@@ -102,7 +123,7 @@ def serve(channel_fd: int) -> None:
 # ---------------------------------------------------------------- the test process's side
 
 class _ForkServer:
-    """One running server; `fork(argv, env, cwd)` returns the new kernel's pid."""
+    """One running server (started with `env`, so it imports as that environment would)."""
 
     def __init__(self, env: dict[str, str]) -> None:
         import socket
@@ -117,10 +138,15 @@ class _ForkServer:
         if self.channel.readline() != b"ready\n":
             raise RuntimeError("the warm-kernel server did not start (see its traceback above)")
 
-    def fork(self, argv: list[str], env: dict[str, str], cwd: str) -> int:
+    def ask(self, request: dict[str, Any]) -> dict[str, Any]:
         with self.lock:
-            self.channel.write(json.dumps({"argv": argv, "env": env, "cwd": cwd}).encode() + b"\n")
-            return int(json.loads(self.channel.readline())["pid"])
+            self.channel.write(json.dumps(request).encode() + b"\n")
+            return json.loads(self.channel.readline())
+
+    def start(self, module: str, args: list[str], env: dict[str, str], cwd: str,
+              log: str | None = None) -> ForkedProcess:
+        request = {"op": "fork", "module": module, "args": args, "env": env, "cwd": cwd, "log": log}
+        return ForkedProcess(self.ask(request)["pid"], self)
 
 
 _SERVERS: dict[tuple, _ForkServer] = {}
@@ -136,21 +162,26 @@ def _server_for(env: dict[str, str]) -> _ForkServer:
         return server
 
 
-class ForkedKernel:
-    """The Popen-like handle LocalProvisioner keeps: the kernel is the server's child, not ours."""
+class ForkedProcess:
+    """The Popen-like handle LocalProvisioner keeps: the process is the server's child, not ours,
+    so the server reports its exit code."""
 
     stdin = stdout = stderr = None
 
-    def __init__(self, pid: int) -> None:
+    def __init__(self, pid: int, server: _ForkServer) -> None:
         self.pid = pid
+        self.server = server
         self.returncode: int | None = None
 
     def poll(self) -> int | None:
         if self.returncode is None:
-            try:
-                os.kill(self.pid, 0)
-            except ProcessLookupError:
-                self.returncode = 0  # the server reaps it; the exit code is not ours to see
+            if self.server.process.poll() is None:
+                self.returncode = self.server.ask({"op": "poll", "pid": self.pid})["code"]
+            else:  # the server is gone: its children were orphaned and end on their own
+                try:
+                    os.kill(self.pid, 0)
+                except ProcessLookupError:
+                    self.returncode = -signal.SIGKILL
         return self.returncode
 
     def wait(self, timeout: float | None = None) -> int:
@@ -170,6 +201,22 @@ class ForkedKernel:
 
     def kill(self) -> None:
         self.send_signal(signal.SIGKILL)
+
+
+def run_module(module: str, args: list[str], *, env: dict[str, str], cwd: str, log: str,
+               timeout: float) -> int:
+    """`python -m module args` with its output appended to `log`: forked from a warm server
+    when warm kernels are on (`install()`), else a plain subprocess. Returns its exit code."""
+    if not _INSTALLED:
+        with open(log, "a") as out:
+            return subprocess.run([sys.executable, "-m", module, *args], stdout=out,
+                                  stderr=subprocess.STDOUT, env=env, cwd=cwd, timeout=timeout).returncode
+    process = _server_for(env).start(module, args, env, cwd, log)
+    try:
+        return process.wait(timeout)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        raise
 
 
 def warm_eligible(cmd: list[str], env: dict[str, str]) -> bool:
@@ -193,7 +240,7 @@ def _provisioner_class():
             if not warm_eligible(cmd, env):
                 return await super().launch_kernel(cmd, **kwargs)
             cwd = str(kwargs.get("cwd") or os.getcwd())
-            self.process = ForkedKernel(_server_for(env).fork(cmd, env, cwd))
+            self.process = _server_for(env).start("ipykernel_launcher", cmd[3:], env, cwd)
             self.pid = self.pgid = self.process.pid
             self.cwd = cwd
             return self.connection_info
@@ -218,6 +265,8 @@ def install() -> None:
     factory.provisioners[PROVISIONER_NAME] = EntryPoint(
         name=PROVISIONER_NAME, value="tests.warm_kernels:WarmProvisioner", group=factory.GROUP_NAME)
     factory.default_provisioner_name = PROVISIONER_NAME
+    global _INSTALLED
+    _INSTALLED = True
 
 
 def shutdown() -> None:

@@ -61,9 +61,10 @@ def _shell():
 
 
 #: Imported once by the parent, so that no case pays for them in its own process (torch alone
-#: takes most of a second to import; lessons 01 and 12 import parts of it only in later cells).
-WARM_IMPORTS = ("numpy", "torch", "torch.utils.flop_counter", "matplotlib.pyplot", "ipywidgets",
-                "grader", "grader.checks", "grader.numgrad", "grader.trusted")
+#: takes most of a second to import; lessons 01 and 12 import parts of it only in later cells, and
+#: torch imports torch._dynamo, another second, the first time a FlopCounterMode runs).
+WARM_IMPORTS = ("numpy", "torch", "torch.utils.flop_counter", "torch._dynamo", "matplotlib.pyplot",
+                "ipywidgets", "grader", "grader.checks", "grader.numgrad", "grader.trusted")
 
 
 def _warm() -> None:

@@ -12,8 +12,6 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import subprocess
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -21,6 +19,7 @@ import nbformat
 
 from tests.graded_cells import contract_cut, is_graded, is_solution, meta
 from tests.nbgrader_harness import REPO, load_cases
+from tests.warm_kernels import run_module
 
 
 @dataclass(frozen=True)
@@ -75,11 +74,10 @@ def grade_cases(name: str, cases: list[Case], workdir: Path) -> tuple[Graded, li
     env = {**os.environ, "MPLBACKEND": "Agg", "OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1",
            "MKL_NUM_THREADS": "1", "PYTHONPATH": str(REPO)}
     log = workdir / "kernel.log"
-    with log.open("w") as out:
-        done = subprocess.run([sys.executable, "-m", "tests.cases.kernel", str(request), str(result)],
-                              stdout=out, stderr=subprocess.STDOUT, env=env, cwd=lesson, timeout=1800)
-    if done.returncode or not result.exists():
-        raise RuntimeError(f"the case kernel of {name} failed (rc {done.returncode}):\n"
+    code = run_module("tests.cases.kernel", [str(request), str(result)], env=env, cwd=str(lesson),
+                      log=str(log), timeout=1800)
+    if code or not result.exists():
+        raise RuntimeError(f"the case kernel of {name} failed (exit code {code}):\n"
                            + log.read_text()[-3000:])
     found = json.loads(result.read_text())
     return _graded(found["solution"]), [_graded(raw) for raw in found["cases"]]

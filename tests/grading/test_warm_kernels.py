@@ -83,11 +83,14 @@ def test_a_warm_kernel_sees_what_a_cold_one_sees(tmp_path: Path) -> None:
             assert type(km.provisioner).__name__ == ("LocalProvisioner" if name.startswith("local")
                                                       else "WarmProvisioner")
             if name != "local-provisioner":
-                assert isinstance(km.provisioner.process, warm_kernels.ForkedKernel), "not forked"
+                assert isinstance(km.provisioner.process, warm_kernels.ForkedProcess), "not forked"
             seen.setdefault(name, []).append(_probe(km))
         finally:
+            process = km.provisioner.process
             km.shutdown_kernel(now=True)
         assert not km.is_alive()
+        if isinstance(process, warm_kernels.ForkedProcess):
+            assert process.returncode == -9, "the server reports the killed kernel's exit code"
     (cold, cold_kinds), = seen["local-provisioner"]
     (warm, warm_kinds), (warm2, _) = seen[warm_kernels.PROVISIONER_NAME]
     assert "image/png" in cold_kinds and warm_kinds == cold_kinds, "figures are not shown inline alike"
@@ -129,3 +132,14 @@ def test_only_this_interpreters_plain_kernel_command_is_forked() -> None:
     assert not warm_kernels.warm_eligible(["/usr/bin/python3.12", "-m", "ipykernel_launcher", "-f", "k"], env)
     assert not warm_kernels.warm_eligible([exe, "-m", "ipykernel_launcher", "-f", "k.json"],
                                           {**env, "PYTHONPATH": "/somewhere/else"})
+
+
+def test_a_module_runs_warm_with_its_exit_code_and_output(tmp_path: Path) -> None:
+    (tmp_path / "probe_module.py").write_text(
+        "import os, sys\nprint('in', os.getcwd(), sys.argv[1:], os.environ['PROBE_VAR'])\n"
+        "raise SystemExit(7)\n")
+    log = tmp_path / "log.txt"
+    code = warm_kernels.run_module("probe_module", ["a", "b"], env={**os.environ, "PROBE_VAR": "seen"},
+                                   cwd=str(tmp_path), log=str(log), timeout=60)
+    assert code == 7
+    assert log.read_text() == f"in {tmp_path} ['a', 'b'] seen\n"
