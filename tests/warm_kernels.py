@@ -269,6 +269,20 @@ def install() -> None:
     _INSTALLED = True
 
 
+def uninstall() -> None:
+    """Back to jupyter_client's own default provisioner and plain subprocesses (servers keep
+    running until `shutdown`)."""
+    from jupyter_client.provisioning.factory import KernelProvisionerFactory
+
+    global _INSTALLED
+    KernelProvisionerFactory.instance().default_provisioner_name = "local-provisioner"
+    _INSTALLED = False
+
+
+def installed() -> bool:
+    return _INSTALLED
+
+
 def shutdown() -> None:
     for server in _SERVERS.values():
         server.process.kill()

@@ -72,7 +72,12 @@ def _probe(km: KernelManager) -> tuple[dict, list[str]]:
 
 @pytest.fixture(scope="module", autouse=True)
 def _installed():
-    warm_kernels.install()  # whatever BACKPROP_COLD_KERNELS says, this test needs it
+    """Warm kernels on for these tests, whatever BACKPROP_COLD_KERNELS says, and as they were after."""
+    was = warm_kernels.installed()
+    warm_kernels.install()
+    yield
+    if not was:
+        warm_kernels.uninstall()
 
 
 def test_a_warm_kernel_sees_what_a_cold_one_sees(tmp_path: Path) -> None:
