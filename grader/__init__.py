@@ -3,6 +3,7 @@
 import sys as _sys
 
 from . import trusted as _trusted
+from .by_hand import AutogradForbidden, ForbiddenCall, by_hand, count_calls, forbid_calls
 from .checks import CheckResult, check_close, check_gradient, check_layer
 from .errors import BadReturnValue, CheckFailed, ToolkitInputError
 from .hints import HINT_CODES, Hint, diagnose
@@ -17,21 +18,26 @@ from .trusted import as_array, as_dict, as_float, as_items, verify_environment
 
 __all__ = [
     "HINT_CODES",
+    "AutogradForbidden",
     "BadReturnValue",
     "CheckFailed",
     "CheckResult",
     "Hint",
+    "ForbiddenCall",
     "ToolkitInputError",
     "as_array",
     "as_dict",
     "as_float",
     "as_items",
+    "by_hand",
     "check_close",
     "check_gradient",
     "check_layer",
+    "count_calls",
     "diagnose",
     "eval_numerical_gradient",
     "eval_numerical_gradient_array",
+    "forbid_calls",
     "grad_check_sparse",
     "rel_error",
     "show_hint",

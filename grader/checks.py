@@ -30,6 +30,7 @@ from ._validate import (
     to_numpy,
     writable_float64_array,
 )
+from .by_hand import by_hand
 from .errors import BadReturnValue, CheckFailed, ToolkitInputError
 from .hints import Hint, HintArgs, diagnose_with, hint_args
 from .hints.context import context_for, trailing_block
@@ -149,6 +150,7 @@ def check_layer(
     first other input that is a square matrix fitting this input's last axes (dx = dout @ W.T).
     Inputs are copied, so forward cannot corrupt them; forward or backward changing them (or
     dout) in place is reported as a failure, and so is a forward that is not deterministic.
+    The backward runs through `by_hand`: PyTorch's autograd refuses to compute inside it.
     Returns: one CheckResult per input (named "d<input>"), when all passed.
     """
     __tracebackhide__ = True
@@ -170,7 +172,7 @@ def check_layer(
     # A stream of its own: default_rng(seed) would give dout == x for x drawn with that seed.
     dout = np.random.default_rng([_DOUT_STREAM, seed]).standard_normal(out.shape)
     dout_given = dout.copy()
-    grads = _split_grads(backward(dout_given, cache), bname, names)
+    grads = _split_grads(by_hand(backward, bname)(dout_given, cache), bname, names)
     if not np.array_equal(dout_given, dout):
         problems.append(
             f"{bname} changed dout in place; compute into a new array (dx = dout * mask, not "

@@ -1,4 +1,5 @@
-"""The hint codes of the lessons' own checkers, which print their hints through the toolkit.
+"""The hint codes of checks that compare no numbers: the lessons' own checkers, which print
+their hints through the toolkit, and grader.by_hand's refusals.
 
 `grader.lessons.dropout_check.check_dropout` (lesson 08) and
 `grader.lessons.init_variance.check_init_variance` (lesson 07) live with the lessons they serve,
@@ -20,4 +21,8 @@ CODES: dict[str, str] = {
     "init-variance": "an initialiser's weights of the wrong shape, dtype or variance: the variance "
     "another scheme would give (1/fan_in, 2/fan_in, ...) is named, or how far off it is "
     "(check_init_variance).",
+    "autograd-by-hand": "a function the exercise asks to derive by hand called PyTorch's autograd "
+    "(Tensor.backward, torch.autograd.grad, a torch.func transform) (grader.by_hand).",
+    "forbidden-call": "a function called another that its exercise asks it not to use: the loop "
+    "version inside a vectorised one, the staged backward inside a one-step one (grader.forbid_calls).",
 }

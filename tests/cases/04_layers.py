@@ -349,4 +349,85 @@ def affine_relu_backward(dout, cache):
         "cells": _LAYER_ALTERNATIVES,
         "must_fail": [],
     },
+
+    # Shortcuts: the work handed to PyTorch's autograd (grader.by_hand refuses it).
+    {
+        "name": "affine_backward computed by Tensor.backward",
+        "cells": {"affine_backward": """\
+def affine_backward(dout, cache):
+    x, w, b = cache
+    xt, wt, bt = (torch.tensor(a, dtype=torch.float64, requires_grad=True) for a in (x, w, b))
+    out = xt.reshape(len(x), -1) @ wt + bt
+    out.backward(torch.from_numpy(np.asarray(dout, dtype=float)))
+    return xt.grad.numpy(), wt.grad.numpy(), bt.grad.numpy()
+"""},
+        "must_fail": ["test_affine_backward_dx", "test_affine_backward_dw", "test_affine_backward_db",
+                      "test_affine_relu_backward"],
+        "message": "autograd is the referee here, not the answer",
+    },
+    {
+        "name": "relu_backward computed by torch.autograd.grad",
+        "cells": {"relu_backward": """\
+def relu_backward(dout, cache):
+    x = torch.tensor(cache, dtype=torch.float64, requires_grad=True)
+    (dx,) = torch.autograd.grad(torch.relu(x), x, torch.from_numpy(np.asarray(dout, dtype=float)))
+    return dx.numpy()
+"""},
+        "must_fail": ["test_relu_backward", "test_affine_relu_backward"],
+        "message": "autograd is the referee here, not the answer",
+    },
+    {
+        "name": "tanh_backward computed by torch.func.vjp (the input cached for it)",
+        "cells": {
+            "tanh_forward": """\
+def tanh_forward(x):
+    return np.tanh(x), x
+""",
+            "tanh_backward": """\
+def tanh_backward(dout, cache):
+    _, vjp = torch.func.vjp(torch.tanh, torch.from_numpy(np.asarray(cache, dtype=float)))
+    return vjp(torch.from_numpy(np.asarray(dout, dtype=float)))[0].numpy()
+""",
+        },
+        "must_fail": ["test_tanh_backward"],
+        "message": "autograd is the referee here, not the answer",
+    },
+    {
+        # The loop's point is the per-example rule: a vectorised pass inside the loop's name.
+        "name": "affine_backward_loop that never calls affine_single_backward",
+        "cells": {"affine_backward_loop": """\
+def affine_backward_loop(dout, cache):
+    x, w, b = cache
+    rows = x.reshape(len(x), -1)
+    return (dout @ w.T).reshape(x.shape), rows.T @ dout, dout.sum(axis=0)
+"""},
+        "must_fail": ["test_affine_backward_loop"],
+        "message": "once per example",
+    },
+    # Correct answers that must keep every point.
+    {
+        "name": "affine_backward with np.einsum (equivalent)",
+        "cells": {"affine_backward": """\
+def affine_backward(dout, cache):
+    x, w, b = cache
+    rows = x.reshape(x.shape[0], -1)
+    dx = np.einsum("nm,dm->nd", dout, w).reshape(x.shape)
+    return dx, np.einsum("nd,nm->dm", rows, dout), np.einsum("nm->m", dout)
+"""},
+        "must_fail": [],
+    },
+    {
+        "name": "tanh caching its input, the backward recomputing tanh (equivalent)",
+        "cells": {
+            "tanh_forward": """\
+def tanh_forward(x):
+    return np.tanh(x), np.array(x, dtype=float)
+""",
+            "tanh_backward": """\
+def tanh_backward(dout, cache):
+    return dout * (1.0 - np.tanh(cache) ** 2)
+""",
+        },
+        "must_fail": [],
+    },
 ]

@@ -28,6 +28,7 @@ class Case:
     label: str
     cells: dict[str, str]  # solution grade_id -> source
     must_fail: frozenset[str]
+    message: str = ""  # what the error of every cell in must_fail must say (empty: anything)
 
 
 @dataclass
@@ -43,7 +44,8 @@ def lesson_cases(name: str) -> list[Case]:
     alternatives, mistakes = load_cases(name)
     cases = [Case("alternative", f"alternative {gid}", {gid: src}, frozenset())
              for gid, src in alternatives.items()]
-    return cases + [Case("mistake", m["name"], m["cells"], frozenset(m["must_fail"])) for m in mistakes]
+    return cases + [Case("mistake", m["name"], m["cells"], frozenset(m["must_fail"]), m.get("message", ""))
+                    for m in mistakes]
 
 
 def _request(nb, cases: list[Case], cwd: Path) -> dict:
@@ -83,8 +85,10 @@ def grade_cases(name: str, cases: list[Case], workdir: Path) -> tuple[Graded, li
     return _graded(found["solution"]), [_graded(raw) for raw in found["cases"]]
 
 
-def expectation_errors(graded: Graded, expected: dict[str, float]) -> dict[str, str]:
-    """grade_id -> what went wrong, for every graded cell that did not score `expected[grade_id]`."""
+def expectation_errors(graded: Graded, expected: dict[str, float], message: str = "",
+                       failing: frozenset[str] = frozenset()) -> dict[str, str]:
+    """grade_id -> what went wrong, for every graded cell that did not score `expected[grade_id]`,
+    and for every cell of `failing` whose error does not contain `message`."""
     if graded.crashed:
         return {"*": graded.crashed}
     wrong = {}
@@ -92,4 +96,6 @@ def expectation_errors(graded: Graded, expected: dict[str, float]) -> dict[str, 
         score, error = graded.scores.get(grade_id, (None, "never ran"))
         if score != want:
             wrong[grade_id] = f"scored {score}, expected {want}" + (f" ({error})" if error else "")
+        elif message and grade_id in failing and message not in error:
+            wrong[grade_id] = f"failed, but its error does not say {message!r}: {error or 'no error'}"
     return wrong

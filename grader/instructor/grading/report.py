@@ -8,7 +8,9 @@ floods, notebooks flagged for review). Scores are the gradebook's (manual overri
 The report: the score distribution, the pass rate of every graded cell, the hints the checks
 gave most often per graded cell ("41 % — sum-vs-mean: off by the batch size N ..."), read as
 data from the autograded notebooks (each check's output carries its hints as JSON beside its
-text: grader.report_lines.CHECK_MIME), and every failure and flag (records.NotebookRecord.flags).
+text: grader.report_lines.CHECK_MIME), every shortcut a check refused (autograd inside a
+hand-written backward, a loop version inside a vectorised one: grader.by_hand), and every
+failure and flag (records.NotebookRecord.flags).
 """
 
 from __future__ import annotations
@@ -25,6 +27,10 @@ import nbformat
 from grader.instructor.grading.records import SubmissionRecord
 from grader.report_lines import hints_of_output
 
+#: Hint codes that mean "the work was handed to something else" (grader.by_hand): each one is
+#: listed, per student, in the report's "Shortcuts" section.
+SHORTCUT_CODES = frozenset({"autograd-by-hand", "forbidden-call"})
+
 
 @dataclass
 class ClassData:
@@ -38,6 +44,8 @@ class ClassData:
     records: dict[tuple[str, str], SubmissionRecord] = field(default_factory=dict)
     hints: dict[tuple[str, str, str], Counter] = field(default_factory=lambda: defaultdict(Counter))
     rejected: list[tuple[str, str]] = field(default_factory=list)
+    #: (student, assignment, notebook, grade_id, message) of every shortcut a check refused
+    shortcuts: list[tuple[str, str, str, str, str]] = field(default_factory=list)
 
     def column(self, assignment: str, notebook: str, grade_id: str) -> str:
         if len(self.assignments[assignment]) > 1:
@@ -85,8 +93,11 @@ def collect(
             for cell in nb.cells:
                 meta = cell.metadata.get("nbgrader", {})
                 if cell.cell_type == "code" and meta.get("grade"):
-                    for key in {code or _short(msg) for code, msg in hints_in(cell)}:
+                    found = hints_in(cell)
+                    for key in {code or _short(msg) for code, msg in found}:
                         data.hints[(a_name, nb_name, meta["grade_id"])][key] += 1
+                    data.shortcuts += [(student, a_name, nb_name, meta["grade_id"], msg)
+                                       for msg in dict.fromkeys(m for c, m in found if c in SHORTCUT_CODES)]
     return data
 
 
@@ -264,6 +275,10 @@ def markdown(data: ClassData, plots: list[tuple[str, str]], meta: dict) -> str:
             + ", ".join(unsandboxed[:20])
             + (" ..." if len(unsandboxed) > 20 else "")
         )
+    lines += ["", "## Shortcuts", ""]
+    lines += [f"- {student}, `{data.column(a, n, g)}`: {message}"
+              for student, a, n, g, message in data.shortcuts] or [
+        "None: no graded cell caught autograd in a hand-written backward or a forbidden call."]
     lines += ["", "## Failures and flags", ""]
     lines += problems or ["None: every notebook ran to the end, none was flagged."]
     if data.rejected:
@@ -295,6 +310,8 @@ def write_report(data: ClassData, out: Path, meta: dict) -> tuple[Path, Path]:
             {
                 "pass_rates": {"/".join(k): v for k, v in pass_rates(data).items()},
                 "hints": {"/".join(k): dict(v) for k, v in data.hints.items()},
+                "shortcuts": [{"student": st, "cell": data.column(a, n, g), "message": m}
+                              for st, a, n, g, m in data.shortcuts],
             },
             indent=1,
         ),

@@ -20,10 +20,10 @@ from tests.nbgrader_harness import REPO
 
 ASSIGNMENT = "00_synth"
 
-SETUP = "import numpy as np\nimport math\nfrom grader import check_close, rel_error"
+SETUP = "import numpy as np\nimport math\nfrom grader import by_hand, check_close, rel_error"
 DOUBLE = "def double(x):\n    ### BEGIN SOLUTION\n    return 2 * x\n    ### END SOLUTION"
 TEST1 = """\
-check_close("double(1.5)", double(np.array([1.5])), np.array([3.0]))
+check_close("double(1.5)", by_hand(double)(np.array([1.5])), np.array([3.0]))
 assert np.allclose(double(np.arange(3.0)), [0.0, 2.0, 4.0]), "double is wrong on 0, 1, 2"
 ### BEGIN HIDDEN TESTS
 assert np.allclose(double(np.array([-7.25])), [-14.5]), "double(-7.25) should be -14.5 (secret check 17)"

@@ -89,6 +89,15 @@ CASES = {
         ZERO1,
         True,
     ),
+    # the right answer, computed by autograd where the test asks for it by hand (by_hand)
+    "shortcutter": (
+        "def double(x):\n    import torch\n"
+        "    t = torch.tensor(np.asarray(x, dtype=float), requires_grad=True)\n"
+        "    (t * t).sum().backward()  # d(t^2)/dt = 2t\n    return t.grad.numpy()",
+        "pass",
+        {"part1": {"test_double": 0.0, "test_later": 1.0}, "part2": {"test_triple": 1.0}},
+        False,
+    ),
     # legitimate code that looks a bit like tampering
     "tidy": (
         "import warnings\nwarnings.filterwarnings('ignore')\nnp.seterr(all='ignore')\n"
@@ -291,6 +300,12 @@ def test_grades_csv_and_class_report(graded):
     # the wrong `double` (returns x: half the expected value) is diagnosed by the checks' hints
     line = next(ln for ln in report.splitlines() if f"{ASSIGNMENT}/part1/test_double`" in ln)
     assert "scale" in line and "%" in line, line
+    # the shortcut is listed, with its student, cell and message; nobody else is
+    shortcuts = report.split("## Shortcuts")[1].split("##")[0]
+    listed = [ln for ln in shortcuts.splitlines() if ln.startswith("- ")]
+    assert len(listed) == 1, listed
+    assert listed[0].startswith(f"- shortcutter, `{ASSIGNMENT}/part1/test_double`"), listed
+    assert "backward pass by hand; autograd is the referee" in listed[0]
     assert (course.root / "grading" / "score_distribution.png").stat().st_size > 1000
     assert (course.root / "grading" / "pass_rate.png").stat().st_size > 1000
     html = (course.root / "grading" / "report.html").read_text()
