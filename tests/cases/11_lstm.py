@@ -11,12 +11,18 @@ Graded cells (23 points):
   test_lstm_backward_dx (2), _dh0 (1), _dWx (1), _dWh (2), _db (1),
   test_tbptt_one_chunk, test_tbptt_carry, test_tbptt_truncated (1 each).
 
-The backward checks compare each gradient with the numerical gradient of the student's own
-forward function; the forward checks and the three truncated-BPTT checks compare with PyTorch.
-The reference lstm_backward is written inline (it does not call lstm_step_backward), and so is
-every lstm_backward below: a step-backward mistake then reaches the step and truncated-BPTT
-cells only, and the cases pack into six autograde runs.
+Every check compares with PyTorch: the backward checks with the true gradient of the LSTM
+(LSTMCell's or LSTM's autograd), once the student's forward matches PyTorch's (a wrong forward
+costs its backward cells too, with "fix it first"). The reference lstm_backward is written inline
+(it does not call lstm_step_backward), and so is every lstm_backward below: a step-backward
+mistake then reaches the step and truncated-BPTT cells only.
 """
+
+_STEP_BACKWARD = [f"test_lstm_step_backward_{g}" for g in ("dx", "dprev_h", "dprev_c", "dWx", "dWh", "db")]
+_SEQUENCE_BACKWARD = [f"test_lstm_backward_{g}" for g in ("dx", "dh0", "dWx", "dWh", "db")]
+_ALL = ["test_lstm_step_forward_next_h", "test_lstm_step_forward_next_c", *_STEP_BACKWARD,
+        "test_lstm_forward", *_SEQUENCE_BACKWARD,
+        "test_tbptt_one_chunk", "test_tbptt_carry", "test_tbptt_truncated"]
 
 # The reference cells, as a student would write them (markers removed).
 _REFERENCE = {
@@ -271,7 +277,10 @@ def lstm_truncated_bptt(x, h0, Wx, Wh, b, dh, chunk):
             ),
         },
         "must_fail": ["test_lstm_step_forward_next_h", "test_lstm_step_forward_next_c", "test_lstm_forward",
+                      *_STEP_BACKWARD, *_SEQUENCE_BACKWARD,
                       "test_tbptt_one_chunk", "test_tbptt_carry", "test_tbptt_truncated"],
+        "message": "fix it first",
+        "message_cells": [*_STEP_BACKWARD, *_SEQUENCE_BACKWARD],
     },
     {
         # The total cell gradient without the path through next_h = o * tanh(next_c).
@@ -321,5 +330,45 @@ def lstm_truncated_bptt(x, h0, Wx, Wh, b, dh, chunk):
                           ("        caches = []\n",
                            "        caches = []\n        prev_c = np.zeros((N, H))\n")),
         "must_fail": ["test_tbptt_carry", "test_tbptt_truncated"],
+    },
+    {
+        # A layer that is not an LSTM, with the backward pass of that layer: right for its own
+        # forward, wrong for the LSTM the brief defines (it scored 8 of 23 when the backward was
+        # checked against the student's own forward). Blank-equivalent now.
+        "name": "not an LSTM (next_h = tanh(x Wx[:, :H]), next_c = c / 2) with its own backward",
+        "cells": {
+            "lstm_step_forward": """\
+def lstm_step_forward(x, prev_h, prev_c, Wx, Wh, b):
+    H = prev_h.shape[1]
+    next_h = np.tanh(x @ Wx[:, :H])
+    return next_h, 0.5 * prev_c, (x, Wx, next_h, H)
+""",
+            "lstm_step_backward": """\
+def lstm_step_backward(dnext_h, dnext_c, cache):
+    x, Wx, next_h, H = cache
+    da = dnext_h * (1 - next_h ** 2)
+    dWx = np.zeros_like(Wx)
+    dWx[:, :H] = x.T @ da
+    return da @ Wx[:, :H].T, np.zeros_like(next_h), 0.5 * dnext_c, dWx, np.zeros((H, 4 * H)), np.zeros(4 * H)
+""",
+        },
+        "must_fail": _ALL,
+        "message": "fix it first",
+        "message_cells": _STEP_BACKWARD,
+    },
+    {
+        # Four gate matrices sliced out of Wx and Wh, each gate its own product (equivalent).
+        "name": "alternative: lstm_step_forward with four separate gate matrices",
+        "cells": {"lstm_step_forward": """\
+def lstm_step_forward(x, prev_h, prev_c, Wx, Wh, b):
+    H = prev_h.shape[1]
+    gate = lambda k: x @ Wx[:, k * H:(k + 1) * H] + prev_h @ Wh[:, k * H:(k + 1) * H] + b[k * H:(k + 1) * H]
+    i, f, o = (1 / (1 + np.exp(-gate(k))) for k in range(3))
+    g = np.tanh(gate(3))
+    next_c = f * prev_c + i * g
+    tanh_c = np.tanh(next_c)
+    return o * tanh_c, next_c, (x, prev_h, prev_c, Wx, Wh, i, f, o, g, tanh_c)
+"""},
+        "must_fail": [],
     },
 ]

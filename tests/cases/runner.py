@@ -28,7 +28,8 @@ class Case:
     label: str
     cells: dict[str, str]  # solution grade_id -> source
     must_fail: frozenset[str]
-    message: str = ""  # what the error of every cell in must_fail must say (empty: anything)
+    message: str = ""  # what the error of the cells in message_cells must say (empty: anything)
+    message_cells: frozenset[str] = frozenset()  # default: every cell of must_fail
 
 
 @dataclass
@@ -44,8 +45,8 @@ def lesson_cases(name: str) -> list[Case]:
     alternatives, mistakes = load_cases(name)
     cases = [Case("alternative", f"alternative {gid}", {gid: src}, frozenset())
              for gid, src in alternatives.items()]
-    return cases + [Case("mistake", m["name"], m["cells"], frozenset(m["must_fail"]), m.get("message", ""))
-                    for m in mistakes]
+    return cases + [Case("mistake", m["name"], m["cells"], frozenset(m["must_fail"]), m.get("message", ""),
+                         frozenset(m.get("message_cells", m["must_fail"]))) for m in mistakes]
 
 
 def _request(nb, cases: list[Case], cwd: Path) -> dict:

@@ -37,7 +37,7 @@ def test_cases_score_as_expected(tmp_path, name: str) -> None:
     wrong = {}
     for case, result in zip(cases, graded, strict=True):
         expected = {gid: 0.0 if gid in case.must_fail else p for gid, p in worth.items()}
-        if errors := expectation_errors(result, expected, case.message, case.must_fail):
+        if errors := expectation_errors(result, expected, case.message, case.message_cells):
             wrong[f"{case.kind} {case.label!r}"] = errors
     assert not wrong, f"{name}: {len(wrong)} of {len(cases)} cases scored otherwise than expected:\n" + \
         "\n".join(f"  {label}: {errors}" for label, errors in wrong.items())
