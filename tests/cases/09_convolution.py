@@ -226,4 +226,39 @@ MISTAKES = [
                                                 "w[:, :, ::-1, ::-1], optimize=True)", "w, optimize=True)")},
         "must_fail": ["test_conv_im2col_dx"],
     },
+    {
+        # The shortcut: the fast version's names around the loops (it scored 7 of 17 over a blank
+        # notebook while the loop versions were there to call).
+        "name": "im2col versions that call the loop versions",
+        "cells": {
+            "conv_forward_im2col": """\
+def conv_forward_im2col(x, w, b, conv_param):
+    return conv_forward_naive(x, w, b, conv_param)
+""",
+            "conv_backward_im2col": """\
+def conv_backward_im2col(dout, cache):
+    return conv_backward_naive(dout, cache)
+""",
+        },
+        "must_fail": ["test_conv_forward_im2col", "test_conv_im2col_dx", "test_conv_im2col_dw",
+                      "test_conv_im2col_db"],
+        "message": "this exercise asks you not to call conv_",
+    },
+    {
+        # cols from np.lib.stride_tricks.sliding_window_view instead of a loop over the offsets.
+        "name": "alternative: im2col with sliding_window_view",
+        "cells": {"conv_forward_im2col": """\
+def conv_forward_im2col(x, w, b, conv_param):
+    stride, pad = conv_param["stride"], conv_param["pad"]
+    N, C, H, W = x.shape
+    F, _, HH, WW = w.shape
+    x_pad = np.pad(x, ((0, 0), (0, 0), (pad, pad), (pad, pad)))
+    win = np.lib.stride_tricks.sliding_window_view(x_pad, (HH, WW), axis=(2, 3))[:, :, ::stride, ::stride]
+    H_out, W_out = win.shape[2], win.shape[3]
+    cols = win.transpose(1, 4, 5, 0, 2, 3).reshape(C * HH * WW, N * H_out * W_out)
+    out = (w.reshape(F, -1) @ cols + b[:, None]).reshape(F, N, H_out, W_out).transpose(1, 0, 2, 3)
+    return out, (x.shape, w, cols, conv_param)
+"""},
+        "must_fail": [],
+    },
 ]
