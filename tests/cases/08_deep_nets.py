@@ -444,3 +444,30 @@ def sgd_momentum(w, dw, config=None):
 
 ALTERNATIVES |= _OPTIM_ALTERNATIVES
 MISTAKES += _OPTIM_MISTAKES
+
+# The shortcut the one-expression exercise invites (it scored 2 of 35 over a blank notebook while
+# the staged backward was there to call), and a dgamma mistake the check now sees.
+MISTAKES += [
+    {
+        "name": "batchnorm_backward_alt that calls batchnorm_backward",
+        "cells": {"batchnorm_backward_alt": """\
+def batchnorm_backward_alt(dout, cache):
+    return batchnorm_backward(dout, cache)
+"""},
+        "must_fail": ["test_batchnorm_backward_alt"],
+        "message": "not to call batchnorm_backward",
+    },
+    {
+        "name": "batchnorm_backward_alt returning dbeta as dgamma",
+        "cells": {"batchnorm_backward_alt": """\
+def batchnorm_backward_alt(dout, cache):
+    xhat, inv_std, gamma = cache["xhat"], cache["inv_std"], cache["gamma"]
+    N = dout.shape[0]
+    dgamma = (dout * xhat).sum(axis=0)
+    dbeta = dout.sum(axis=0)
+    dx = gamma * inv_std / N * (N * dout - dbeta - xhat * dgamma)
+    return dx, dbeta, dbeta
+"""},
+        "must_fail": ["test_batchnorm_backward_alt"],
+    },
+]
