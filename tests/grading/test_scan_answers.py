@@ -32,3 +32,16 @@ def test_no_honest_answer_is_flagged(name: str) -> None:
         if found:
             flagged[label] = [f"{f.severity}: {f.message}" for f in found]
     assert not flagged, f"{name}: the tamper scan flags honest answers: {flagged}"
+
+
+@pytest.mark.parametrize("escape", [
+    "with torch._C.DisableTorchFunction():\n    loss.backward()",
+    "from torch.overrides import _pop_mode\n_pop_mode()",
+    "engine = torch.autograd.Variable._execution_engine",
+    "m = torch._C._pop_torch_function_stack()",
+])
+def test_a_way_around_the_autograd_refusal_is_tampering(escape: str) -> None:
+    aliases = tamper.module_aliases(["import torch"])
+    found = tamper.scan_cell(escape, aliases)
+    assert [f.severity for f in found] == ["tamper"], found
+    assert "refusal of autograd" in found[0].message

@@ -384,6 +384,23 @@ def _sys_modules_read(node: ast.Attribute, s: _Scope) -> str | None:
     return None
 
 
+#: PyTorch internals that switch off, or go around, the TorchFunctionMode with which grader.by_hand
+#: refuses autograd inside a hand-written backward. No exercise needs any of them.
+_AUTOGRAD_ESCAPES = frozenset({
+    "DisableTorchFunction", "DisableTorchFunctionSubclass", "_pop_mode", "_pop_torch_function_stack",
+    "_push_on_torch_function_stack", "_set_torch_function_mode", "_get_function_stack_at",
+    "_len_torch_function_stack", "_execution_engine", "_is_torch_function_mode_enabled",
+})
+
+
+def _autograd_escape(node: ast.Attribute | ast.Name, s: _Scope) -> str | None:
+    name = node.attr if isinstance(node, ast.Attribute) else node.id
+    if name in _AUTOGRAD_ESCAPES:
+        return (f"reaches PyTorch's `{name}`, which would switch off the refusal of autograd "
+                "inside hand-written backward passes")
+    return None
+
+
 def _tamper_import(mod: str, s: _Scope) -> str | None:
     return _TAMPER_MODULES.get(mod.split(".")[0])
 
@@ -450,10 +467,12 @@ RULES: tuple[Rule, ...] = (
     Rule(_ATTRIBUTES, _frame_access, "tamper"),
     Rule(_ATTRIBUTES, _shell_access, "tamper"),
     Rule(_ATTRIBUTES, _sys_modules_read, "suspicious"),
+    Rule(_ATTRIBUTES, _autograd_escape, "tamper"),
     Rule(_imported, _tamper_import, "tamper"),
     Rule(_imported, _suspicious_import, "suspicious"),
     Rule(_NAMES, _builtins_use, "tamper"),
     Rule(_NAMES, _history_read, "suspicious"),
+    Rule(_NAMES, _autograd_escape, "tamper"),
     # callables named like builtins
     Rule(_nodes(ast.FunctionDef, ast.ClassDef), _builtin_name_defined, "suspicious"),
     Rule(_lambda_names, _builtin_name_bound, "suspicious"),
