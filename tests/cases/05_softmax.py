@@ -290,3 +290,29 @@ def log_softmax(x):
         "must_fail": ["test_log_softmax"],
     },
 ]
+
+# The fused gradient handed to the step-by-step functions (numerically right once shifted), and
+# the same handed to autograd: both score nothing on the three softmax_loss cells.
+MISTAKES += [
+    {
+        "name": "softmax_loss that calls softmax_loss_steps on shifted scores",
+        "cells": {"softmax_loss": """\
+def softmax_loss(x, y):
+    return softmax_loss_steps(x - x.max(axis=1, keepdims=True), y)
+"""},
+        "must_fail": ["test_softmax_loss_value", "test_softmax_loss_dx", "test_softmax_loss_stable"],
+        "message": "not to call softmax_loss_steps",
+    },
+    {
+        "name": "softmax_loss whose dx comes from torch.autograd.grad",
+        "cells": {"softmax_loss": """\
+def softmax_loss(x, y):
+    t = torch.tensor(x, dtype=torch.float64, requires_grad=True)
+    loss = torch.nn.functional.cross_entropy(t, torch.as_tensor(y))
+    (dx,) = torch.autograd.grad(loss, t)
+    return loss.item(), dx.numpy()
+"""},
+        "must_fail": ["test_softmax_loss_value", "test_softmax_loss_dx", "test_softmax_loss_stable"],
+        "message": "autograd is the referee here",
+    },
+]

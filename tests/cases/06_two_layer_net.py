@@ -13,6 +13,8 @@ The class mistakes below are the reference class with one or two lines changed (
 the step mistakes change one line of a step function (`_step`).
 """
 
+from tests.nbgrader_harness import edited_solution
+
 # The reference class, as a student would write it (markers removed).
 _REFERENCE = '''\
 class TwoLayerNet:
@@ -467,5 +469,31 @@ MISTAKES = [
         "name": "xor_net_loss: the loss averaged instead of summed",
         "cells": _step("xor_net_loss", "loss = np.sum((o - t) ** 2)", "loss = np.mean((o - t) ** 2)"),
         "must_fail": ["test_xor_loss"],
+    },
+]
+
+# The whole backward pass of TwoLayerNet.loss handed to autograd: every cell that asks loss(X, y)
+# for its loss and gradients scores nothing.
+MISTAKES += [
+    {
+        "name": "TwoLayerNet.loss with its gradients from Tensor.backward",
+        "cells": edited_solution("06_two_layer_net", "two_layer_net", (
+            '''        dscores = np.exp(log_probs)           # p, (N, C)
+        dscores[np.arange(N), y] -= 1.0       # p - Y
+        dscores /= N                          # the 1/N of the mean, once
+        grads["W2"] = h.T @ dscores + self.reg * W2
+        grads["b2"] = dscores.sum(axis=0)
+        dh = dscores @ W2.T                   # (N, H)
+        dz1 = dh * (z1 > 0)                   # (N, H)
+        grads["W1"] = X.T @ dz1 + self.reg * W1
+        grads["b1"] = dz1.sum(axis=0)''',
+            '''        t = {k: torch.tensor(v, requires_grad=True) for k, v in self.params.items()}
+        out = torch.relu(torch.from_numpy(X) @ t["W1"] + t["b1"]) @ t["W2"] + t["b2"]
+        total = torch.nn.functional.cross_entropy(out, torch.as_tensor(y))
+        (total + 0.5 * self.reg * ((t["W1"] ** 2).sum() + (t["W2"] ** 2).sum())).backward()
+        grads = {k: v.grad.numpy() for k, v in t.items()}''')),
+        "must_fail": ["test_loss", "test_loss_reg", "test_dW2", "test_db2", "test_dW1", "test_db1",
+                      "test_reg_grads", "test_stable"],
+        "message": "autograd is the referee here",
     },
 ]
