@@ -16,9 +16,9 @@ Graded cells (35 points):
   test_temporal_affine_forward (1), test_temporal_affine_backward_dx / _dw / _db (1 each),
   test_temporal_softmax_loss (2), test_temporal_softmax_loss_dx (2).
 
-The backward checks compare each gradient with the numerical gradient of the student's own
-forward function (the cache always comes from it), so a forward mistake does not cost the
-backward cells, except dh0 when the forward ignores h0 (its true gradient is then zero).
+The backward checks compare each gradient with the true gradient of the layer (PyTorch's nn.RNN
+and the temporal affine layer, by autograd) once the student's forward matches it: a forward
+mistake costs the backward cells too, which then say "fix it first".
 Each mistake below is a reference cell with one or two lines changed (`_variant`).
 """
 
@@ -382,7 +382,12 @@ def clip_gradients(grads, max_norm):
         # pass against this forward: they all pass except dh0 (h0 no longer matters at all).
         "name": "rnn_forward starts from zeros instead of h0",
         "cells": _variant("rnn_forward", ("prev_h = h0", "prev_h = np.zeros_like(h0)")),
-        "must_fail": ["test_rnn_forward", "test_rnn_backward_dh0"],
+        # The backward cells check the RNN's true gradient once the forward matches nn.RNN.
+        "must_fail": ["test_rnn_forward", "test_rnn_backward_dx", "test_rnn_backward_dh0",
+                      "test_rnn_backward_dWx", "test_rnn_backward_dWh", "test_rnn_backward_db"],
+        "message": "Start the recurrence from h0",
+        "message_cells": ["test_rnn_backward_dx", "test_rnn_backward_dh0", "test_rnn_backward_dWx",
+                          "test_rnn_backward_dWh", "test_rnn_backward_db"],
     },
     {
         # Operands of dWh swapped: square, so the shape is right and only the values are wrong.

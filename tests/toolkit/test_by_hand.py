@@ -99,3 +99,13 @@ def test_a_function_that_imports_torch_itself_is_run_again_guarded() -> None:
             "except AutogradForbidden:\n    print('REFUSED')\n")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert out.stdout.strip().endswith("REFUSED"), out.stdout + out.stderr
+
+
+def test_a_tensor_subclass_switch_leaves_the_refusal_on() -> None:
+    def relu_backward(dout, cache):
+        with torch._C.DisableTorchFunctionSubclass():  # what a tensor subclass may use: modes stay on
+            (cache * 2).sum().backward()
+        return dout
+
+    with pytest.raises(AutogradForbidden):
+        by_hand(relu_backward)(np.ones((3, 2)), _tensor())

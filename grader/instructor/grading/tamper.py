@@ -385,9 +385,10 @@ def _sys_modules_read(node: ast.Attribute, s: _Scope) -> str | None:
 
 
 #: PyTorch internals that switch off, or go around, the TorchFunctionMode with which grader.by_hand
-#: refuses autograd inside a hand-written backward. No exercise needs any of them.
+#: refuses autograd inside a hand-written backward. No exercise needs any of them. (Not
+#: DisableTorchFunctionSubclass: a tensor subclass's own __torch_function__ uses it, and modes stay on.)
 _AUTOGRAD_ESCAPES = frozenset({
-    "DisableTorchFunction", "DisableTorchFunctionSubclass", "_pop_mode", "_pop_torch_function_stack",
+    "DisableTorchFunction", "_pop_mode", "_pop_torch_function_stack",
     "_push_on_torch_function_stack", "_set_torch_function_mode", "_get_function_stack_at",
     "_len_torch_function_stack", "_execution_engine", "_is_torch_function_mode_enabled",
 })
