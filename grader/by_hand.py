@@ -49,9 +49,10 @@ class ForbiddenCall(CheckFailed):
     """A function called another that its exercise asks it not to use."""
 
 
-def _refuse(error: type[CheckFailed], name: str, message: str, code: str) -> CheckFailed:
-    emit([fail_line(name, message), hint_line(message, code)], [(code, message)])
-    return error(f"{name}: {message} [{code}]")
+def _refuse(error: type[CheckFailed], name: str, status: str, message: str, code: str) -> CheckFailed:
+    """Show `✗ name  status` and the hint `message [code]`; the error to raise says both."""
+    emit([fail_line(name, status), hint_line(message, code)], [(code, message)])
+    return error(f"{name} {status} — {message} [{code}]")
 
 
 def _entry_points() -> dict[str, Any]:
@@ -62,7 +63,7 @@ def _entry_points() -> dict[str, Any]:
             "torch.autograd.backward": torch.autograd.backward, "torch._make_dual": torch._make_dual}
 
 
-def _torch_intact(name: str) -> frozenset[Any]:
+def _torch_intact(name: str) -> dict[Any, str]:
     """The entry points, checked to be torch's own (a rebound `torch.autograd.grad` would reach the
     mode under the student's name, and run unasked)."""
     import torch
@@ -74,19 +75,19 @@ def _torch_intact(name: str) -> frozenset[Any]:
         own = (os.path.abspath(code.co_filename).startswith(root) if code is not None
                else type(fn).__name__ == "builtin_function_or_method")
         if not own:
-            raise _refuse(AutogradForbidden, name, f"{AUTOGRAD_MESSAGE} ({where} was replaced: "
-                          "restart the kernel and run the notebook from the top)", "autograd-by-hand")
-    return frozenset(points.values())
+            raise _refuse(AutogradForbidden, name, f"cannot be graded: {where} was replaced",
+                          f"{AUTOGRAD_MESSAGE}; restart the kernel and run the notebook from the top",
+                          "autograd-by-hand")
+    return {fn: where for where, fn in points.items()}
 
 
-def _no_autograd_mode(name: str, entry: frozenset[Any]):
+def _no_autograd_mode(name: str, entry: dict[Any, str]):
     from torch.overrides import TorchFunctionMode
 
     class NoAutograd(TorchFunctionMode):
         def __torch_function__(self, func, types, args=(), kwargs=None):
             if func in entry:
-                called = getattr(func, "__qualname__", str(func))
-                raise _refuse(AutogradForbidden, name, f"{AUTOGRAD_MESSAGE} ({name} called {called})",
+                raise _refuse(AutogradForbidden, name, f"called {entry[func]}", AUTOGRAD_MESSAGE,
                               "autograd-by-hand")
             return func(*args, **(kwargs or {}))
 
@@ -119,8 +120,8 @@ def forbid_calls(namespace: MutableMapping[str, Any], **reasons: str) -> Iterato
 
     def forbidden(name: str, reason: str) -> Callable[..., Any]:
         def stand_in(*args: Any, **kwargs: Any) -> Any:
-            raise _refuse(ForbiddenCall, name, f"this exercise asks you not to call {name} ({reason})",
-                          "forbidden-call")
+            raise _refuse(ForbiddenCall, name, "was called",
+                          f"this exercise asks you not to call {name} ({reason})", "forbidden-call")
         return stand_in
 
     namespace.update({name: forbidden(name, reason) for name, reason in reasons.items()})
