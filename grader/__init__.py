@@ -3,7 +3,7 @@
 import sys as _sys
 
 from . import trusted as _trusted
-from .by_hand import AutogradForbidden, ForbiddenCall, by_hand, count_calls, forbid_calls
+from .by_hand import AutogradForbidden, ForbiddenCall, by_hand, count_calls, forbid_calls, forward_first
 from .checks import CheckResult, check_close, check_gradient, check_layer
 from .errors import BadReturnValue, CheckFailed, ToolkitInputError
 from .hints import HINT_CODES, Hint, diagnose
@@ -38,6 +38,7 @@ __all__ = [
     "eval_numerical_gradient",
     "eval_numerical_gradient_array",
     "forbid_calls",
+    "forward_first",
     "grad_check_sparse",
     "rel_error",
     "show_hint",

@@ -33,9 +33,11 @@ from contextlib import contextmanager
 from typing import Any
 
 from .errors import CheckFailed
+from .numgrad import rel_error
 from .report_lines import emit, fail_line, hint_line
+from .trusted import plain_ndarray
 
-__all__ = ["AutogradForbidden", "ForbiddenCall", "by_hand", "count_calls", "forbid_calls"]
+__all__ = ["AutogradForbidden", "ForbiddenCall", "by_hand", "count_calls", "forbid_calls", "forward_first"]
 
 AUTOGRAD_MESSAGE = ("this exercise asks for the backward pass by hand; autograd is the referee here, "
                     "not the answer")
@@ -81,17 +83,23 @@ def _torch_intact(name: str) -> dict[Any, str]:
     return {fn: where for where, fn in points.items()}
 
 
-def _no_autograd_mode(name: str, entry: dict[Any, str]):
+@functools.cache
+def _no_autograd_class() -> type:
+    """The TorchFunctionMode that refuses the entry points (a class made once, torch imported)."""
     from torch.overrides import TorchFunctionMode
 
     class NoAutograd(TorchFunctionMode):
+        def __init__(self, name: str, entry: dict[Any, str]) -> None:
+            super().__init__()
+            self.name, self.entry = name, entry
+
         def __torch_function__(self, func, types, args=(), kwargs=None):
-            if func in entry:
-                raise _refuse(AutogradForbidden, name, f"called {entry[func]}", AUTOGRAD_MESSAGE,
+            if func in self.entry:
+                raise _refuse(AutogradForbidden, self.name, f"called {self.entry[func]}", AUTOGRAD_MESSAGE,
                               "autograd-by-hand")
             return func(*args, **(kwargs or {}))
 
-    return NoAutograd()
+    return NoAutograd
 
 
 def by_hand(fn: Callable[..., Any], name: str | None = None) -> Callable[..., Any]:
@@ -105,7 +113,7 @@ def by_hand(fn: Callable[..., Any], name: str | None = None) -> Callable[..., An
             result = fn(*args, **kwargs)  # unless fn imported it: then it runs again, guarded
             if "torch" not in sys.modules:
                 return result
-        with _no_autograd_mode(label, _torch_intact(label)):
+        with _no_autograd_class()(label, _torch_intact(label)):
             result = fn(*args, **kwargs)
         _torch_intact(label)
         return result
@@ -115,7 +123,8 @@ def by_hand(fn: Callable[..., Any], name: str | None = None) -> Callable[..., An
 
 @contextmanager
 def forbid_calls(namespace: MutableMapping[str, Any], **reasons: str) -> Iterator[None]:
-    """Each `name=reason`: namespace[name] raises ForbiddenCall while the block runs."""
+    """Each `name=reason`: namespace[name] raises ForbiddenCall while the block runs. Also a
+    decorator: `forbid_calls(globals(), ...)(fn)` is fn, run with those names forbidden."""
     saved = {name: namespace[name] for name in reasons if name in namespace}
 
     def forbidden(name: str, reason: str) -> Callable[..., Any]:
@@ -155,3 +164,16 @@ def count_calls(namespace: MutableMapping[str, Any], name: str) -> Iterator[_Cal
         yield calls
     finally:
         namespace[name] = original
+
+
+def forward_first(actual: Any, expected: Any, what: str, layer: str, advice: str = "") -> None:
+    """Refuse to grade a backward whose forward is another layer than `layer` (its output `expected`):
+    the backward is checked against the true gradient of `layer`, which it cannot match."""
+    __tracebackhide__ = True
+    mine, truth = plain_ndarray(actual), plain_ndarray(expected)
+    why = f"(the backward pass is checked against the true gradient of {layer}, not of your forward)"
+    if mine is None or mine.shape != truth.shape:
+        raise CheckFailed(f"your {what} is not shaped like the output of {layer}, {truth.shape}: fix the "
+                          f"forward pass first {why}")
+    if not rel_error(mine.astype(float), truth) <= 1e-8:  # NaN too
+        raise CheckFailed(f"your {what} does not match {layer}: fix it first {why}.{advice}")

@@ -43,7 +43,6 @@ IMPORT_ENV = ("HOME", "MPLBACKEND", "MPLCONFIGDIR", "XDG_CONFIG_HOME", "XDG_CACH
               "PYTHONDONTWRITEBYTECODE", "LD_LIBRARY_PATH", "LD_PRELOAD")
 INLINE_BACKEND = "module://matplotlib_inline.backend_inline"  # what ipykernel sets when unset
 PROVISIONER_NAME = "backprop-warm"
-_INSTALLED = False
 
 
 # ---------------------------------------------------------------- the server (its own process)
@@ -207,7 +206,7 @@ def run_module(module: str, args: list[str], *, env: dict[str, str], cwd: str, l
                timeout: float) -> int:
     """`python -m module args` with its output appended to `log`: forked from a warm server
     when warm kernels are on (`install()`), else a plain subprocess. Returns its exit code."""
-    if not _INSTALLED:
+    if not installed():
         with open(log, "a") as out:
             return subprocess.run([sys.executable, "-m", module, *args], stdout=out,
                                   stderr=subprocess.STDOUT, env=env, cwd=cwd, timeout=timeout).returncode
@@ -265,8 +264,6 @@ def install() -> None:
     factory.provisioners[PROVISIONER_NAME] = EntryPoint(
         name=PROVISIONER_NAME, value="tests.warm_kernels:WarmProvisioner", group=factory.GROUP_NAME)
     factory.default_provisioner_name = PROVISIONER_NAME
-    global _INSTALLED
-    _INSTALLED = True
 
 
 def uninstall() -> None:
@@ -274,13 +271,14 @@ def uninstall() -> None:
     running until `shutdown`)."""
     from jupyter_client.provisioning.factory import KernelProvisionerFactory
 
-    global _INSTALLED
     KernelProvisionerFactory.instance().default_provisioner_name = "local-provisioner"
-    _INSTALLED = False
 
 
 def installed() -> bool:
-    return _INSTALLED
+    """Whether this process's kernels (and `run_module`) start warm."""
+    from jupyter_client.provisioning.factory import KernelProvisionerFactory
+
+    return KernelProvisionerFactory.instance().default_provisioner_name == PROVISIONER_NAME
 
 
 def shutdown() -> None:

@@ -109,3 +109,26 @@ def test_a_tensor_subclass_switch_leaves_the_refusal_on() -> None:
 
     with pytest.raises(AutogradForbidden):
         by_hand(relu_backward)(np.ones((3, 2)), _tensor())
+
+
+def test_forbid_calls_is_a_decorator_too() -> None:
+    namespace: dict = {"loops": lambda: "slow"}
+    exec("def fast():\n    return loops()", namespace)
+    original = namespace["loops"]
+    vectorised = forbid_calls(namespace, loops="the exercise is to do without them")
+    with pytest.raises(ForbiddenCall, match="not to call loops"):
+        vectorised(namespace["fast"])()
+    assert namespace["loops"] is original and namespace["fast"]() == "slow"
+
+
+def test_forward_first_refuses_another_layer_with_its_advice() -> None:
+    from grader import forward_first
+
+    expected = np.tanh(np.arange(6.0).reshape(2, 3))
+    forward_first(expected.copy(), expected, "next_h", "the RNN step")  # the layer itself: silent
+    with pytest.raises(CheckFailed, match="does not match the RNN step: fix it first .* Start from h0"):
+        forward_first(expected + 1, expected, "next_h", "the RNN step", " Start from h0.")
+    with pytest.raises(CheckFailed, match=r"not shaped like the output of the RNN step, \(2, 3\)"):
+        forward_first(expected[0], expected, "next_h", "the RNN step")
+    with pytest.raises(CheckFailed, match="does not match"):
+        forward_first(np.full((2, 3), np.nan), expected, "next_h", "the RNN step")
