@@ -118,6 +118,29 @@ def test_selfgrade_gives_the_class_feedback(tmp_path: Path, capsys):
     assert page.is_file() and not leaks(page.read_text(), hidden_lines(source))
 
 
+def test_selfgrade_refuses_autograd_in_a_backward_asked_by_hand(tmp_path: Path, capsys):
+    """The self-grader scores a shortcut as backprop-grade does (test_hostile_and_tamper's
+    "shortcutter"): nothing for the cell, and the exercise's message in its output."""
+    from grader.instructor.grading import selfgrade
+
+    course = SynthCourse(tmp_path / "course")
+    mine = tmp_path / "work" / "part1.ipynb"
+    mine.parent.mkdir()
+    shortcut = (
+        "def double(x):\n    import torch\n"
+        "    t = torch.tensor(np.asarray(x, dtype=float), requires_grad=True)\n"
+        "    (t * t).sum().backward()\n    return t.grad.numpy()"
+    )
+    nbformat.write(course.answer("part1", {"double": shortcut}), mine)
+
+    code = selfgrade.main([str(mine), "--course", str(course.root / "course"), "--no-sandbox"])
+    out = capsys.readouterr().out
+    assert code == 0
+    assert "✗ test_double" in out and "✓ test_later" in out
+    assert "backward pass by hand; autograd is the referee here, not the answer" in out
+    assert "00_synth: 1 / 3 points" in out
+
+
 def test_without_a_sandbox_grading_still_works_and_says_so(tmp_path: Path, capsys):
     """Also: the per-notebook time limit stops a slow notebook, not the student's other one."""
     import json
