@@ -36,11 +36,15 @@ from typing import Any
 WARM_MODULES = ("numpy", "torch", "torch._dynamo", "matplotlib", "matplotlib.pyplot",
                 "ipykernel.kernelapp")
 #: Environment variables read while those modules import: a kernel asked for with other values
-#: gets a server of its own (or, for PYTHON*, a cold start).
-IMPORT_ENV = ("HOME", "MPLBACKEND", "MPLCONFIGDIR", "XDG_CONFIG_HOME", "XDG_CACHE_HOME",
-              "OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "KMP_AFFINITY",
-              "PYTHONPATH", "PYTHONHOME", "PYTHONHASHSEED", "PYTHONSAFEPATH", "PYTHONNOUSERSITE",
-              "PYTHONDONTWRITEBYTECODE", "LD_LIBRARY_PATH", "LD_PRELOAD")
+#: gets a server of its own. HOME and MPLCONFIGDIR are not among them: at import they only tell
+#: matplotlib where its configuration and font cache are, and the grading pipeline gives every
+#: kernel a scratch HOME holding a copy of the same cache (sandbox.copy_matplotlib_cache); the
+#: child's environment has the kernel's own HOME before IPython reads it.
+IMPORT_ENV = ("MPLBACKEND", "OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "KMP_AFFINITY",
+              "PYTHONNOUSERSITE", "PYTHONDONTWRITEBYTECODE", "LD_LIBRARY_PATH", "LD_PRELOAD")
+HOME_ENV = ("HOME", "MPLCONFIGDIR", "XDG_CONFIG_HOME", "XDG_CACHE_HOME")
+#: Variables that change where modules come from: a kernel asked for with other values starts cold.
+COLD_ENV = ("PYTHONPATH", "PYTHONHOME", "PYTHONHASHSEED", "PYTHONSAFEPATH", "PYTHONSTARTUP")
 INLINE_BACKEND = "module://matplotlib_inline.backend_inline"  # what ipykernel sets when unset
 PROVISIONER_NAME = "backprop-warm"
 
@@ -51,6 +55,7 @@ def _become(request: dict[str, Any], ready_fd: int) -> None:
     """In the forked child: become `python -m MODULE ARGS` as it would start cold (and raise its
     SystemExit, which ends the child like any Python program: atexit handlers, flushed streams)."""
     import random
+    import resource
     import runpy
 
     import numpy as np
@@ -68,9 +73,12 @@ def _become(request: dict[str, Any], ready_fd: int) -> None:
         os.dup2(stream, fd)
     for stream in set(streams):
         os.close(stream)
+    for name, value in request.get("limits", {}).items():  # what `prlimit --NAME=VALUE --` sets
+        resource.setrlimit(getattr(resource, name), (value, value))
     os.chdir(request["cwd"])
     os.environ.clear()
     os.environ.update(request["env"])
+    sys.dont_write_bytecode = bool(os.environ.get("PYTHONDONTWRITEBYTECODE"))
     sys.path[0] = os.getcwd()  # as `python -m` sets it
     random.seed()
     np.random.seed()
@@ -79,11 +87,25 @@ def _become(request: dict[str, Any], ready_fd: int) -> None:
     sys.exit(0)
 
 
-def serve(channel_fd: int) -> None:
-    """Import WARM_MODULES, then answer requests read from `channel_fd`, one JSON line each:
-    {"op": "fork", ...} forks a child that becomes the command (`_become`) and answers its pid;
-    {"op": "poll", "pid": P} answers P's exit code, or None while it runs."""
+def _reap(exit_codes: dict[int, int]) -> None:
+    """Record the exit code of every child that ended."""
+    while True:
+        try:
+            pid, status = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            return
+        if pid == 0:
+            return
+        exit_codes[pid] = os.waitstatus_to_exitcode(status)
+
+
+def serve(address: str, ready_fd: int, owner: int) -> None:
+    """Import WARM_MODULES, then answer one JSON request per connection to the Unix socket
+    `address`: {"op": "fork", ...} forks a child that becomes the command (`_become`) and answers
+    its pid; {"op": "poll", "pid": P} answers P's exit code, or None while it runs; {"op": "stop"}
+    ends the server. It also ends when the test process `owner` is gone."""
     import importlib
+    import socket
 
     inline = "MPLBACKEND" not in os.environ
     os.environ.setdefault("MPLBACKEND", INLINE_BACKEND)
@@ -91,73 +113,128 @@ def serve(channel_fd: int) -> None:
         importlib.import_module(name)
     if inline:
         del os.environ["MPLBACKEND"]
-    channel = os.fdopen(channel_fd, "r+b", buffering=0)
-    channel.write(b"ready\n")
+    listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    listener.bind(address)
+    listener.listen(64)
+    listener.settimeout(5.0)
+    os.write(ready_fd, b"ready\n")
+    os.close(ready_fd)
     exit_codes: dict[int, int] = {}
-    for line in channel:
-        request = json.loads(line)
-        while True:  # reap every child that ended since the last request
-            try:
-                pid, status = os.waitpid(-1, os.WNOHANG)
-            except ChildProcessError:
-                break
-            if pid == 0:
-                break
-            exit_codes[pid] = os.waitstatus_to_exitcode(status)
-        if request["op"] == "poll":
-            channel.write(json.dumps({"code": exit_codes.get(request["pid"])}).encode() + b"\n")
+    while True:
+        try:
+            conn, _ = listener.accept()
+        except TimeoutError:
+            if not _alive(owner):
+                return
             continue
-        ready_r, ready_w = os.pipe()
-        pid = os.fork()
-        if pid == 0:
-            channel.close()
+        with conn:
+            conn.settimeout(None)
+            request = json.loads(conn.makefile("rb").readline())
+            _reap(exit_codes)
+            if request["op"] == "stop":
+                return
+            if request["op"] == "poll":
+                conn.sendall(json.dumps({"code": exit_codes.get(request["pid"])}).encode() + b"\n")
+                continue
+            ready_r, ready_w = os.pipe()
+            pid = os.fork()
+            if pid == 0:
+                conn.close()
+                listener.close()
+                os.close(ready_r)
+                _become(request, ready_w)  # never returns: its SystemExit ends this process
+            os.close(ready_w)
+            os.read(ready_r, 1)  # the child leads its own session before anyone signals it
             os.close(ready_r)
-            _become(request, ready_w)  # never returns: its SystemExit ends this process
-        os.close(ready_w)
-        os.read(ready_r, 1)  # the child leads its own session before anyone signals it
-        os.close(ready_r)
-        channel.write(json.dumps({"pid": pid}).encode() + b"\n")
+            conn.sendall(json.dumps({"pid": pid}).encode() + b"\n")
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return True
 
 
 # ---------------------------------------------------------------- the test process's side
 
+#: Where this test process's servers listen (one Unix socket per server), made by `install()`.
+#: Processes forked from the test process (the grading pipeline's worker pool) inherit it and
+#: reach the same servers: one connection per request, so no two processes share a socket.
+_STATE: dict[str, Any] = {}
+
+
 class _ForkServer:
-    """One running server (started with `env`, so it imports as that environment would)."""
+    """A running server, addressed by its socket; any process of the test process's family may
+    use it, and the first that needs it starts it."""
 
-    def __init__(self, env: dict[str, str]) -> None:
-        import socket
+    def __init__(self, address: str) -> None:
+        self.address = address
 
-        ours, theirs = socket.socketpair()
-        self.process = subprocess.Popen(
-            [sys.executable, os.path.abspath(__file__), "serve", str(theirs.fileno())],
-            pass_fds=[theirs.fileno()], env=env, stdin=subprocess.DEVNULL, cwd=os.path.dirname(__file__))
-        theirs.close()
-        self.channel = ours.makefile("rwb", buffering=0)
-        self.lock = threading.Lock()
-        if self.channel.readline() != b"ready\n":
-            raise RuntimeError("the warm-kernel server did not start (see its traceback above)")
+    @classmethod
+    def start(cls, address: str, env: dict[str, str]) -> _ForkServer:
+        env = {k: v for k, v in env.items() if k not in HOME_ENV}  # the test process's, not a
+        env.update({k: os.environ[k] for k in HOME_ENV if k in os.environ})  # scratch home's
+        ready_r, ready_w = os.pipe()
+        subprocess.Popen(
+            [sys.executable, os.path.abspath(__file__), "serve", address, str(ready_w), str(_STATE["owner"])],
+            pass_fds=[ready_w], env=env, stdin=subprocess.DEVNULL, cwd=os.path.dirname(__file__),
+            start_new_session=True)  # it outlives a pool worker that started it
+        os.close(ready_w)
+        with os.fdopen(ready_r, "rb") as ready:
+            if ready.readline() != b"ready\n":
+                raise RuntimeError("the warm-kernel server did not start (see its traceback above)")
+        return cls(address)
 
     def ask(self, request: dict[str, Any]) -> dict[str, Any]:
-        with self.lock:
-            self.channel.write(json.dumps(request).encode() + b"\n")
-            return json.loads(self.channel.readline())
+        """The server's answer; ConnectionError when it is gone."""
+        import socket
 
-    def start(self, module: str, args: list[str], env: dict[str, str], cwd: str,
-              log: str | None = None) -> ForkedProcess:
-        request = {"op": "fork", "module": module, "args": args, "env": env, "cwd": cwd, "log": log}
+        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as conn:
+            try:
+                conn.connect(self.address)
+            except (FileNotFoundError, ConnectionRefusedError) as err:
+                raise ConnectionError(f"no warm-kernel server at {self.address}") from err
+            conn.sendall(json.dumps(request).encode() + b"\n")
+            answer = conn.makefile("rb").readline()
+        if not answer:
+            raise ConnectionError(f"the warm-kernel server at {self.address} did not answer")
+        return json.loads(answer)
+
+    def running(self) -> bool:
+        try:
+            self.ask({"op": "poll", "pid": 0})
+        except ConnectionError:
+            return False
+        return True
+
+    def start_child(self, module: str, args: list[str], env: dict[str, str], cwd: str,
+                    log: str | None = None, limits: dict[str, int] | None = None) -> ForkedProcess:
+        request = {"op": "fork", "module": module, "args": args, "env": env, "cwd": cwd, "log": log,
+                   "limits": limits or {}}
         return ForkedProcess(self.ask(request)["pid"], self)
 
 
-_SERVERS: dict[tuple, _ForkServer] = {}
 _SERVERS_LOCK = threading.Lock()
 
 
 def _server_for(env: dict[str, str]) -> _ForkServer:
-    key = tuple(env.get(k) for k in IMPORT_ENV)
-    with _SERVERS_LOCK:
-        server = _SERVERS.get(key)
-        if server is None or server.process.poll() is not None:
-            server = _SERVERS[key] = _ForkServer(env)
+    """The server for `env`'s import environment, started (under a file lock, which the other
+    processes of the family respect too) when there is none yet."""
+    import fcntl
+    import hashlib
+
+    key = json.dumps([env.get(k) for k in IMPORT_ENV])
+    name = hashlib.sha1(key.encode()).hexdigest()[:16]
+    address = os.path.join(_STATE["dir"], f"{name}.sock")
+    with _SERVERS_LOCK, open(os.path.join(_STATE["dir"], f"{name}.lock"), "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        server = _ForkServer(address)
+        if not server.running():
+            if os.path.exists(address):
+                os.unlink(address)
+            server = _ForkServer.start(address, env)
         return server
 
 
@@ -174,12 +251,10 @@ class ForkedProcess:
 
     def poll(self) -> int | None:
         if self.returncode is None:
-            if self.server.process.poll() is None:
+            try:
                 self.returncode = self.server.ask({"op": "poll", "pid": self.pid})["code"]
-            else:  # the server is gone: its children were orphaned and end on their own
-                try:
-                    os.kill(self.pid, 0)
-                except ProcessLookupError:
+            except ConnectionError:  # the server is gone: its children were orphaned, end on their own
+                if not _alive(self.pid):
                     self.returncode = -signal.SIGKILL
         return self.returncode
 
@@ -210,7 +285,7 @@ def run_module(module: str, args: list[str], *, env: dict[str, str], cwd: str, l
         with open(log, "a") as out:
             return subprocess.run([sys.executable, "-m", module, *args], stdout=out,
                                   stderr=subprocess.STDOUT, env=env, cwd=cwd, timeout=timeout).returncode
-    process = _server_for(env).start(module, args, env, cwd, log)
+    process = _server_for(env).start_child(module, args, env, cwd, log)
     try:
         return process.wait(timeout)
     except subprocess.TimeoutExpired:
@@ -218,13 +293,40 @@ def run_module(module: str, args: list[str], *, env: dict[str, str], cwd: str, l
         raise
 
 
+#: `prlimit` options (as the grading sandbox's unsandboxed mode writes them) -> resource limits.
+PRLIMIT_OPTIONS = {"--data": "RLIMIT_DATA", "--fsize": "RLIMIT_FSIZE", "--nofile": "RLIMIT_NOFILE",
+                   "--core": "RLIMIT_CORE"}
+
+
+def split_prlimit(cmd: list[str]) -> tuple[dict[str, int], list[str]] | None:
+    """`prlimit --data=N ... -- CMD` -> ({"RLIMIT_DATA": N, ...}, CMD); a command without the
+    prefix -> ({}, cmd); a prlimit option we do not know -> None (it starts cold)."""
+    if os.path.basename(cmd[0]) != "prlimit":
+        return {}, cmd
+    if "--" not in cmd:
+        return None
+    end = cmd.index("--")
+    limits = {}
+    for option in cmd[1:end]:
+        name, _, value = option.partition("=")
+        if name not in PRLIMIT_OPTIONS or not value.isdigit():
+            return None
+        limits[PRLIMIT_OPTIONS[name]] = int(value)
+    return limits, cmd[end + 1:]
+
+
 def warm_eligible(cmd: list[str], env: dict[str, str]) -> bool:
     """Only this interpreter's plain `-m ipykernel_launcher -f FILE [--Class.trait=value ...]`
-    (nbclient adds `--HistoryManager.hist_file=:memory:`), with no PYTHON* surprises."""
+    (nbclient adds `--HistoryManager.hist_file=:memory:`), bare or behind a `prlimit` prefix
+    (`split_prlimit`), with no PYTHON* surprise that would change where modules come from."""
+    split = split_prlimit(cmd)
+    if split is None:
+        return False
+    cmd = split[1]
     plain = (len(cmd) >= 5 and cmd[1:4] == ["-m", "ipykernel_launcher", "-f"]
              and all(arg.startswith("--") and "=" in arg for arg in cmd[5:])
              and os.path.realpath(cmd[0]) == os.path.realpath(sys.executable))
-    return plain and all(env.get(k) == os.environ.get(k) for k in IMPORT_ENV if k.startswith("PYTHON"))
+    return plain and all(env.get(k) == os.environ.get(k) for k in COLD_ENV)
 
 
 @functools.cache
@@ -238,8 +340,11 @@ def _provisioner_class():
             env = dict(kwargs.get("env") or os.environ)
             if not warm_eligible(cmd, env):
                 return await super().launch_kernel(cmd, **kwargs)
+            limits, cmd = split_prlimit(cmd)
             cwd = str(kwargs.get("cwd") or os.getcwd())
-            self.process = _server_for(env).start("ipykernel_launcher", cmd[3:], env, cwd)
+            log = getattr(kwargs.get("stdout"), "name", None)  # the grading pipeline's kernel.log
+            self.process = _server_for(env).start_child("ipykernel_launcher", cmd[3:], env, cwd,
+                                                        log if isinstance(log, str) else None, limits)
             self.pid = self.pgid = self.process.pid
             self.cwd = cwd
             return self.connection_info
@@ -255,11 +360,14 @@ def __getattr__(name: str):
 
 def install() -> None:
     """Make `WarmProvisioner` this process's default kernel provisioner (kernel specs that name
-    one keep theirs). Child processes are not affected: they see no setting of ours."""
+    one keep theirs). Processes forked from this one inherit it; others see no setting of ours."""
+    import tempfile
     from importlib.metadata import EntryPoint
 
     from jupyter_client.provisioning.factory import KernelProvisionerFactory
 
+    if _STATE.get("owner") != os.getpid():
+        _STATE.update(owner=os.getpid(), dir=tempfile.mkdtemp(prefix="bpwarm-"))
     factory = KernelProvisionerFactory.instance()
     factory.provisioners[PROVISIONER_NAME] = EntryPoint(
         name=PROVISIONER_NAME, value="tests.warm_kernels:WarmProvisioner", group=factory.GROUP_NAME)
@@ -282,11 +390,20 @@ def installed() -> bool:
 
 
 def shutdown() -> None:
-    for server in _SERVERS.values():
-        server.process.kill()
-        server.process.wait()
-    _SERVERS.clear()
+    """Stop every server of this test process (whichever process of its family started it)."""
+    import glob
+    import shutil
+
+    if _STATE.get("owner") != os.getpid():
+        return
+    for address in glob.glob(os.path.join(_STATE["dir"], "*.sock")):
+        try:
+            _ForkServer(address).ask({"op": "stop"})
+        except (ConnectionError, json.JSONDecodeError):
+            pass
+    shutil.rmtree(_STATE["dir"], ignore_errors=True)
+    _STATE.clear()
 
 
 if __name__ == "__main__" and sys.argv[1:2] == ["serve"]:
-    serve(int(sys.argv[2]))  # each kernel replaces sys.path[0] (this folder) with its own folder
+    serve(sys.argv[2], int(sys.argv[3]), int(sys.argv[4]))  # each kernel sets its own sys.path[0]

@@ -12,9 +12,10 @@ the lesson cut to its contract (tests/graded_cells.py: its setup, locked, soluti
 cells, all a graded cell may read), in a scratch course whose nbgrader source is that cut.
 
 - through plain `nbgrader autograde`: every liar, and the twin;
-- through `backprop-grade` (sandboxed, with its tamper scan and integrity guard), on the same
-  course: every liar scores exactly what plain nbgrader gave it, cell by cell, and is graded by
-  the checks, not zeroed as tampering. (That the two grade honest submissions alike is
+- through `backprop-grade` (with its tamper scan and integrity guard; unsandboxed, which starts
+  its kernels warm, see `_pipeline_scores`), on the same course: every liar and the twin score
+  exactly what plain nbgrader gave them, cell by cell, and are graded by the checks, not zeroed
+  as tampering. (That the two grade honest submissions alike, sandboxed, is
   tests/grading/pipeline/test_equivalence.py.)
 
 The demonstrations the cut drops (training loops, sweeps, figures, widgets) never reach a graded
@@ -35,40 +36,41 @@ import pytest
 
 from grader.instructor.build import assignments
 from grader.instructor.grading.pipeline import Options, grade
-from tests.grading.liars.run import gains, grade_corpus
-from tests.grading.liars.submissions import LIARS, cut_source, lying_notebook
-from tests.nbgrader_harness import REPO, ScratchCourse
+from tests.grading.liars.run import corpus_course, gains, grade_corpus
+from tests.grading.liars.submissions import MODES
+from tests.nbgrader_harness import ScratchCourse
 
 pytestmark = pytest.mark.slow
 
 
-def _pipeline_scores(tmp_path: Path, name: str) -> dict[str, dict[str, float]]:
-    """mode -> grade_id -> score of every liar, graded by backprop-grade on the hidden-only cut."""
+def _pipeline_scores(course: ScratchCourse) -> dict[str, dict[str, float]]:
+    """mode -> grade_id -> score of every submission of `course`, graded again by backprop-grade."""
     from nbgrader.api import Gradebook
 
-    source = cut_source(name, REPO, tmp_path / "cut", hidden=True)
-    course = ScratchCourse(tmp_path / "backprop-grade", name, source=source)
-    for mode in LIARS:
-        course.submit(f"liar_{mode}", lying_notebook(course.source_nb, course.release_nb, mode))
+    name = course.name
+    # Unsandboxed: what this proves is the checks, the tamper scan and the integrity guard on the
+    # liars; the sandbox holds no liar back (tests/grading/pipeline/ shows it confines and changes
+    # no grade), and unsandboxed kernels start warm in the suite (tests/warm_kernels.py).
     options = Options(course_dir=course.root, assignment=name, workers=2, feedback=False,
-                      progress=lambda _: None)
+                      sandbox="none", progress=lambda _: None)
     summary = grade(options)
     # Graded by the checks, not zeroed as tampering ("suspicious" only flags it for review).
     assert not summary.failed and not [f for f in summary.flagged if "tamper" in f], summary
     with Gradebook(course.db_url) as gb:
         return {mode: {g.name: float(g.score) for g in
                        gb.find_submission_notebook(name, name, f"liar_{mode}").grades}
-                for mode in LIARS}
+                for mode in MODES}
 
 
 @pytest.mark.parametrize("name", assignments())
 def test_liars_gain_nothing(tmp_path: Path, name: str) -> None:
-    plain = grade_corpus(name, tmp_path / "nbgrader", hidden=True)
+    course = corpus_course(name, tmp_path, hidden=True)
+    plain = grade_corpus(course)
     assert not gains(plain), f"{name}, plain nbgrader, hidden tests alone:\n" + "\n".join(gains(plain))
     full = sum(plain["points"].values())
     assert sum(plain["plain"].values()) < full, f"{name}: the twin's wrong data scored full marks"
-    ours = _pipeline_scores(tmp_path, name)
-    for mode in LIARS:
+    ours = _pipeline_scores(course)
+    for mode in MODES:
         nbgrader_scores = {cell: float(score) for cell, score in plain[mode].items()}
         assert ours[mode] == nbgrader_scores, (
             f"{name}, {mode}: backprop-grade {ours[mode]} != plain nbgrader {nbgrader_scores}")

@@ -8,6 +8,7 @@ code. Interrupts, shutdown and the commands that must stay cold are checked too.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import sys
@@ -129,14 +130,67 @@ def test_an_interrupt_stops_a_cell_and_the_kernel_goes_on(tmp_path: Path) -> Non
 def test_only_this_interpreters_plain_kernel_command_is_forked() -> None:
     exe = sys.executable
     env = dict(os.environ)
-    assert warm_kernels.warm_eligible([exe, "-m", "ipykernel_launcher", "-f", "k.json"], env)
-    assert warm_kernels.warm_eligible(
-        [exe, "-m", "ipykernel_launcher", "-f", "k.json", "--HistoryManager.hist_file=:memory:"], env)
-    assert not warm_kernels.warm_eligible(["prlimit", "--data=1", "--", exe, "-m", "ipykernel_launcher",
-                                           "-f", "k.json"], env)
+    kernel = [exe, "-m", "ipykernel_launcher", "-f", "k.json"]
+    assert warm_kernels.warm_eligible(kernel, env)
+    assert warm_kernels.warm_eligible([*kernel, "--HistoryManager.hist_file=:memory:"], env)
+    limits = ["prlimit", "--data=100", "--fsize=7", "--nofile=64", "--core=0", "--"]
+    assert warm_kernels.warm_eligible([*limits, *kernel], env)  # the pipeline's unsandboxed mode
+    assert warm_kernels.split_prlimit([*limits, *kernel]) == (
+        {"RLIMIT_DATA": 100, "RLIMIT_FSIZE": 7, "RLIMIT_NOFILE": 64, "RLIMIT_CORE": 0}, kernel)
+    assert not warm_kernels.warm_eligible(["prlimit", "--nproc=5", "--", *kernel], env)
+    assert not warm_kernels.warm_eligible(["prlimit", "--data=1", *kernel], env)
+    assert not warm_kernels.warm_eligible(["prlimit", "--data=1", "--", "bwrap", "--", *kernel], env)
     assert not warm_kernels.warm_eligible(["/usr/bin/python3.12", "-m", "ipykernel_launcher", "-f", "k"], env)
-    assert not warm_kernels.warm_eligible([exe, "-m", "ipykernel_launcher", "-f", "k.json"],
-                                          {**env, "PYTHONPATH": "/somewhere/else"})
+    assert not warm_kernels.warm_eligible(kernel, {**env, "PYTHONPATH": "/somewhere/else"})
+
+
+LIMITS_PROBE = (
+    "import json, os, resource, sys\n"
+    "print(json.dumps({'limits': [resource.getrlimit(getattr(resource, n)) for n in "
+    "('RLIMIT_DATA', 'RLIMIT_FSIZE', 'RLIMIT_NOFILE', 'RLIMIT_CORE')], 'home': os.environ['HOME'], "
+    "'bytecode': sys.dont_write_bytecode}))"
+)
+
+
+def _limits_seen(scratch: Path) -> dict:
+    """What a kernel started as the grading pipeline starts one unsandboxed (its `prlimit` prefix,
+    its scratch HOME and environment) reports, from a process forked from the test process, as
+    the pipeline's worker pool is."""
+    from grader.instructor.grading import sandbox
+
+    (scratch / "ipc").mkdir()
+    (scratch / "work").mkdir()
+    spec = sandbox.SandboxSpec(mode="none", memory=3 << 30, max_file=5 << 20, max_files_open=200)
+    env = sandbox.kernel_env(scratch, scratch / "home", threads=None)
+    km = sandbox.SandboxKernelManager(kernel_name="python3")
+    km.setup_sandbox(scratch, scratch / "work", spec, env)
+
+    async def probe() -> dict:
+        await km.start_kernel(cwd=str(scratch / "work"), env={**os.environ, **env})
+        try:
+            assert isinstance(km.provisioner.process, warm_kernels.ForkedProcess), "not forked"
+            kc = km.client()
+            kc.start_channels()
+            await kc.wait_for_ready(timeout=60)
+            texts = []
+            await kc.execute_interactive(LIMITS_PROBE, timeout=60, output_hook=lambda m: texts.append(
+                m["content"].get("text", "")) if m["msg_type"] == "stream" else None)
+            kc.stop_channels()
+            return json.loads("".join(texts))
+        finally:
+            await km.shutdown_kernel(now=True)
+
+    return asyncio.run(probe())
+
+
+def test_a_pool_worker_forks_a_kernel_with_the_prlimit_limits_and_its_own_home(tmp_path: Path) -> None:
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    with ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("fork")) as pool:
+        seen = pool.submit(_limits_seen, tmp_path).result(timeout=120)
+    assert seen["limits"] == [[3 << 30] * 2, [5 << 20] * 2, [200, 200], [0, 0]]
+    assert seen["home"] == str(tmp_path / "home") and seen["bytecode"] is True
 
 
 def test_a_module_runs_warm_with_its_exit_code_and_output(tmp_path: Path) -> None:

@@ -16,18 +16,22 @@ from tests.grading.liars.submissions import LIARS, MODES, cut_source, lying_note
 from tests.nbgrader_harness import REPO, ScratchCourse, graded_cells
 
 
-def grade_corpus(name: str, root: Path, hidden: bool = False) -> dict[str, dict[str, float]]:
-    """mode -> grade_id -> score, every mode autograded by nbgrader in a scratch course.
+def corpus_course(name: str, root: Path, hidden: bool = False) -> ScratchCourse:
+    """A scratch course of lesson `name` with one submission per mode, `liar_<mode>`.
 
     `hidden`: the graded cells cut to their hidden tests, and the lesson cut to what they need.
     """
     source = cut_source(name, REPO, root / "hidden-only", hidden=True) if hidden else None
     course = ScratchCourse(root / "course-root", name, source=source)
-    scores = {}
     for mode in MODES:
-        student = f"liar_{mode}"
-        course.submit(student, lying_notebook(course.source_nb, course.release_nb, mode))
-        scores[mode] = {k: v.score for k, v in course.autograde(student).items()}
+        course.submit(f"liar_{mode}", lying_notebook(course.source_nb, course.release_nb, mode))
+    return course
+
+
+def grade_corpus(course: ScratchCourse) -> dict[str, dict[str, float]]:
+    """mode -> grade_id -> score, every mode of `corpus_course` autograded by plain nbgrader;
+    "points" -> grade_id -> the cell's points."""
+    scores = {mode: {k: v.score for k, v in course.autograde(f"liar_{mode}").items()} for mode in MODES}
     scores["points"] = graded_cells(course.source_nb)
     return scores
 
@@ -44,7 +48,7 @@ def gains(scores: dict[str, dict[str, float]]) -> list[str]:
 
 def main(name: str, hidden: bool) -> int:
     with tempfile.TemporaryDirectory() as tmp:
-        scores = grade_corpus(name, Path(tmp), hidden)
+        scores = grade_corpus(corpus_course(name, Path(tmp), hidden))
     print(f"{'cell':44} {'points':>6} " + " ".join(f"{m:>9}" for m in MODES))
     for cell, points in scores["points"].items():
         print(f"{cell:44} {points:6g} " + " ".join(f"{scores[m].get(cell, 0):9g}" for m in MODES))

@@ -16,9 +16,10 @@ import pytest
 from grader.instructor.grading.pipeline import Options, grade
 from tests.nbgrader_harness import ScratchCourse, fill_release, load_cases, solution_sources
 
-# A sample of each notebook's cases (every case is graded by tests/cases/test_corpus.py already;
-# 02_chain_rule takes ~15 s per run: its solution only).
-SAMPLE = {"01_derivatives": (True, 1, [0]), "02_chain_rule": (False, 0, [])}
+# A sample of each notebook's cases: full marks, no marks and a partial score on 01 (every case is
+# graded by tests/cases/test_corpus.py already, and there an alternative answer scores as the
+# solution does); 02_chain_rule takes ~15 s per run: its solution only.
+SAMPLE = {"01_derivatives": (True, 0, [0]), "02_chain_rule": (False, 0, [])}
 
 
 def _submissions(course: ScratchCourse, name: str) -> dict[str, nbformat.NotebookNode]:
