@@ -1,22 +1,25 @@
 """Warm kernels for the test suite: a kernel provisioner that forks ipykernel from a warmed process.
 
-Every notebook the suite executes through plain nbgrader or nbclient used to start a fresh
-Python that imported ipykernel, then (in the lesson's setup cell) numpy, torch and matplotlib:
-about 2 s of one core per kernel, most of the suite's fixed cost per lesson. `WarmProvisioner`
-is jupyter_client's `LocalProvisioner` with one change: when the command it is asked to run is
-the plain `python -m ipykernel_launcher -f CONNECTION_FILE` of this interpreter, it asks a fork
-server (one per test process and import environment) that has imported those modules once to
-fork, and the child becomes that command: new session, the launch's working folder, environment
-and argv, stdin from /dev/null, default signal handlers, fresh seeds for `random` and numpy.
+Every notebook the suite executes through plain nbgrader, nbclient or the grading pipeline's
+unsandboxed mode used to start a fresh Python that imported ipykernel, then (in the lesson's
+setup cell) numpy, torch and matplotlib: about 2 s of one core per kernel, most of the suite's
+fixed cost per lesson. `WarmProvisioner` is jupyter_client's `LocalProvisioner` with one change:
+when the command it is asked to run is this interpreter's plain `python -m ipykernel_launcher -f
+CONNECTION_FILE`, bare or behind the pipeline's `prlimit` prefix, it asks a fork server (one per
+test process and import environment, listening on a Unix socket, so that processes forked from
+the test process, like the pipeline's worker pool, reach it too) that has imported those modules
+once to fork, and the child becomes that command: new session, the `prlimit` limits, the launch's
+working folder, environment and argv, stdin from /dev/null, default signal handlers, fresh seeds
+for `random` and numpy.
 
-Everything else (a sandboxed kernel's `prlimit`/`bwrap` command, another interpreter, an
-environment that would import differently) launches exactly as `LocalProvisioner` does. The
-kernel is a real ipykernel speaking the real protocol to the real nbgrader; what differs from a
-cold start is only that some modules are already in `sys.modules` and that the string hash seed
-is shared. `tests/grading/test_warm_kernels.py` shows a warm kernel sees what a cold one sees,
-and `BACKPROP_COLD_KERNELS=1 make test` runs the whole suite with cold kernels.
+Everything else (a sandboxed kernel's `bwrap` command, another interpreter, an environment that
+would import from elsewhere) launches exactly as `LocalProvisioner` does. The kernel is a real
+ipykernel speaking the real protocol to the real nbgrader; what differs from a cold start is only
+that some modules are already in `sys.modules` and that the string hash seed is shared.
+`tests/grading/test_warm_kernels.py` shows a warm kernel sees what a cold one sees, and
+`BACKPROP_COLD_KERNELS=1 make test` runs the whole suite with cold kernels.
 
-    python tests/warm_kernels.py serve FD   # the server (started by `WarmProvisioner`)
+    python tests/warm_kernels.py serve SOCKET READY_FD OWNER_PID   # a server (started by `_server_for`)
 """
 
 from __future__ import annotations

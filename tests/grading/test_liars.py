@@ -13,9 +13,9 @@ cells, all a graded cell may read), in a scratch course whose nbgrader source is
 
 - through plain `nbgrader autograde`: every liar, and the twin;
 - through `backprop-grade` (with its tamper scan and integrity guard; unsandboxed, which starts
-  its kernels warm, see `_pipeline_scores`), on the same course: every liar and the twin score
-  exactly what plain nbgrader gave them, cell by cell, and are graded by the checks, not zeroed
-  as tampering. (That the two grade honest submissions alike, sandboxed, is
+  its kernels warm, see `_pipeline_scores`), on the same course: every liar scores exactly what
+  plain nbgrader gave it, cell by cell, and is graded by the checks, not zeroed as tampering.
+  (That the two grade honest submissions alike, sandboxed, is
   tests/grading/pipeline/test_equivalence.py.)
 
 The demonstrations the cut drops (training loops, sweeps, figures, widgets) never reach a graded
@@ -37,17 +37,21 @@ import pytest
 from grader.instructor.build import assignments
 from grader.instructor.grading.pipeline import Options, grade
 from tests.grading.liars.run import corpus_course, gains, grade_corpus
-from tests.grading.liars.submissions import MODES
+from tests.grading.liars.submissions import LIARS
 from tests.nbgrader_harness import ScratchCourse
 
 pytestmark = pytest.mark.slow
 
 
 def _pipeline_scores(course: ScratchCourse) -> dict[str, dict[str, float]]:
-    """mode -> grade_id -> score of every submission of `course`, graded again by backprop-grade."""
+    """mode -> grade_id -> score of every liar of `course`, graded again by backprop-grade (the
+    twin's submission taken away first: the comparison is liar against liar)."""
+    import shutil
+
     from nbgrader.api import Gradebook
 
     name = course.name
+    shutil.rmtree(course.root / "submitted" / "liar_plain")
     # Unsandboxed: what this proves is the checks, the tamper scan and the integrity guard on the
     # liars; the sandbox holds no liar back (tests/grading/pipeline/ shows it confines and changes
     # no grade), and unsandboxed kernels start warm in the suite (tests/warm_kernels.py).
@@ -59,7 +63,7 @@ def _pipeline_scores(course: ScratchCourse) -> dict[str, dict[str, float]]:
     with Gradebook(course.db_url) as gb:
         return {mode: {g.name: float(g.score) for g in
                        gb.find_submission_notebook(name, name, f"liar_{mode}").grades}
-                for mode in MODES}
+                for mode in LIARS}
 
 
 @pytest.mark.parametrize("name", assignments())
@@ -70,7 +74,7 @@ def test_liars_gain_nothing(tmp_path: Path, name: str) -> None:
     full = sum(plain["points"].values())
     assert sum(plain["plain"].values()) < full, f"{name}: the twin's wrong data scored full marks"
     ours = _pipeline_scores(course)
-    for mode in MODES:
+    for mode in LIARS:
         nbgrader_scores = {cell: float(score) for cell, score in plain[mode].items()}
         assert ours[mode] == nbgrader_scores, (
             f"{name}, {mode}: backprop-grade {ours[mode]} != plain nbgrader {nbgrader_scores}")
