@@ -10,7 +10,7 @@ export PATH := $(BIN):$(PATH)
 INSTALLED := $(VENV)/.installed
 PORT      ?= 8888
 
-.PHONY: setup browser-deps lab instructor test test-fast build check-generated lint clean
+.PHONY: setup browser-deps colab-deps lab instructor test test-fast build check-generated lint clean
 
 setup: $(INSTALLED)
 
@@ -39,9 +39,14 @@ browser-deps:
 	  command -v apt-get >/dev/null 2>&1 || { echo "browser-deps: install chromium (needs apt-get)"; exit 1; }; \
 	  $$SUDO apt-get update -qq && $$SUDO apt-get install -y -qq chromium; }
 
+## Colab's ipywidgets 7.7.1 (with ipython_genutils) beside the course's packages, in
+## .venv/colab-like/: the widget lessons' solutions are tested with it (tests/environment/colab_like.py).
+colab-deps: setup
+	$(BIN)/python -m tests.environment.colab_like
+
 ## Run the whole test suite (what CI runs), the real-browser tests included.
 ## One BLAS/OpenMP thread per kernel: two test workers on two cores, no oversubscription.
-test: setup browser-deps
+test: setup browser-deps colab-deps
 	OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 MKL_NUM_THREADS=1 \
 	  $(BIN)/python -m pytest -n 2 --dist loadgroup --durations=15
 

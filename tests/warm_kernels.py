@@ -44,10 +44,10 @@ WARM_MODULES = ("numpy", "torch", "torch._dynamo", "matplotlib", "matplotlib.pyp
 #: kernel a scratch HOME holding a copy of the same cache (sandbox.copy_matplotlib_cache); the
 #: child's environment has the kernel's own HOME before IPython reads it.
 IMPORT_ENV = ("MPLBACKEND", "OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "KMP_AFFINITY",
-              "PYTHONNOUSERSITE", "PYTHONDONTWRITEBYTECODE", "LD_LIBRARY_PATH", "LD_PRELOAD")
+              "PYTHONPATH", "PYTHONNOUSERSITE", "PYTHONDONTWRITEBYTECODE", "LD_LIBRARY_PATH", "LD_PRELOAD")
 HOME_ENV = ("HOME", "MPLCONFIGDIR", "XDG_CONFIG_HOME", "XDG_CACHE_HOME")
 #: Variables that change where modules come from: a kernel asked for with other values starts cold.
-COLD_ENV = ("PYTHONPATH", "PYTHONHOME", "PYTHONHASHSEED", "PYTHONSAFEPATH", "PYTHONSTARTUP")
+COLD_ENV = ("PYTHONHOME", "PYTHONHASHSEED", "PYTHONSAFEPATH", "PYTHONSTARTUP")
 INLINE_BACKEND = "module://matplotlib_inline.backend_inline"  # what ipykernel sets when unset
 PROVISIONER_NAME = "backprop-warm"
 

@@ -31,7 +31,16 @@ from typing import Any
 import ipywidgets as widgets
 from IPython.display import Image, display
 
-__all__ = ["InPlaceArea", "LiveControls", "OutputArea"]
+__all__ = ["InPlaceArea", "LiveControls", "OutputArea", "widget_bundle"]
+
+
+def widget_bundle(widget: widgets.Widget) -> dict[str, Any]:
+    """The display data of `widget`: ipywidgets 8's ``_repr_mimebundle_()``, or, on ipywidgets 7
+    (Colab's 7.7.1, which has no such method), the same data its ``_ipython_display_`` sends."""
+    if hasattr(widget, "_repr_mimebundle_"):
+        return widget._repr_mimebundle_()
+    view = {"version_major": 2, "version_minor": 0, "model_id": widget.model_id}
+    return {"text/plain": repr(widget), "application/vnd.jupyter.widget-view+json": view}
 
 
 class OutputArea:
@@ -135,9 +144,9 @@ class LiveControls:
         if self.plain_text is None:
             display(self.box)
             return
-        bundle = self.box._repr_mimebundle_()
-        bundle["text/plain"] = self.plain_text
-        display(bundle, raw=True)
+        display({**widget_bundle(self.box), "text/plain": self.plain_text}, raw=True)
+        if not hasattr(self.box, "_repr_mimebundle_"):  # ipywidgets 7 runs its on_displayed callbacks here
+            self.box._handle_displayed()
 
     def _ipython_display_(self) -> None:
         self.area.display(self._show_controls, self.png())  # the default state, kept in the saved notebook

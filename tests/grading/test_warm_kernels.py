@@ -45,7 +45,9 @@ def _start(provisioner: str, cwd: Path) -> KernelManager:
     factory.default_provisioner_name = provisioner
     try:
         km = KernelManager(kernel_name="python3")
-        km.start_kernel(cwd=str(cwd), env={**os.environ, "PROBE_VAR": "seen"})
+        # A PYTHONPATH of its own: the warm kernel comes from a server started with it.
+        on_path = os.pathsep.join([str(cwd / "on_path"), os.environ.get("PYTHONPATH", "")]).rstrip(os.pathsep)
+        km.start_kernel(cwd=str(cwd), env={**os.environ, "PROBE_VAR": "seen", "PYTHONPATH": on_path})
     finally:
         factory.default_provisioner_name = before
     return km
@@ -104,6 +106,7 @@ def test_a_warm_kernel_sees_what_a_cold_one_sees(tmp_path: Path) -> None:
         if key != "random":
             assert warm[key] == cold[key], f"{key}: warm {warm[key]!r}, cold {cold[key]!r}"
     assert cold["env"]["PROBE_VAR"] == "seen" and cold["cwd"] == str(tmp_path)
+    assert str(tmp_path / "on_path") in cold["path"]
     assert warm["random"] != warm2["random"], "two warm kernels share numpy's global random state"
 
 
@@ -141,7 +144,7 @@ def test_only_this_interpreters_plain_kernel_command_is_forked() -> None:
     assert not warm_kernels.warm_eligible(["prlimit", "--data=1", *kernel], env)
     assert not warm_kernels.warm_eligible(["prlimit", "--data=1", "--", "bwrap", "--", *kernel], env)
     assert not warm_kernels.warm_eligible(["/usr/bin/python3.12", "-m", "ipykernel_launcher", "-f", "k"], env)
-    assert not warm_kernels.warm_eligible(kernel, {**env, "PYTHONPATH": "/somewhere/else"})
+    assert not warm_kernels.warm_eligible(kernel, {**env, "PYTHONHOME": "/somewhere/else"})
 
 
 LIMITS_PROBE = (
