@@ -8,8 +8,12 @@ One canonical source for the links and for the first code cell of every lesson:
 - `readme_links(lesson)`: the same links as badges, for the README's lesson table;
 - `BOOTSTRAP_CELL`: the source of every lesson's first code cell. Where the course toolkit (the
   `grader` package) is missing, as in Colab, it installs it from GitHub without dependencies (Colab
-  has numpy, matplotlib, torch and ipywidgets, at its own versions, not the course's pins); where
-  it is present it does nothing.
+  has numpy, matplotlib, torch and ipywidgets, at its own versions, not the course's pins), at the
+  release tag of the version the notebook was built with (`v` + pyproject's version), so that a
+  copy saved in Drive keeps getting the toolkit it was written for; where it is present it does
+  nothing. It recognises the course's toolkit by the `__course__` line of `grader/__init__.py`
+  (read, not imported), and stops with a clear message when something else named `grader` (a
+  folder beside the notebook, another package) would hide it.
 
 tests/front_ends/test_front_ends.py and tests/environment/test_bootstrap_cell.py check the notebooks,
 the README and the cell's behaviour against these definitions.
@@ -18,6 +22,7 @@ the README and the cell's behaviour against these definitions.
 from __future__ import annotations
 
 import sys
+import tomllib
 from pathlib import Path
 
 import nbformat
@@ -27,8 +32,24 @@ from grader.lab import release_notebook
 REPOSITORY = "backprop-course/backprop-course"
 BRANCH = "main"
 
+
+
+def _version() -> str:
+    """The toolkit's version: pyproject.toml's in a checkout, else the installed distribution's."""
+    pyproject = Path(__file__).resolve().parents[2] / "pyproject.toml"
+    if pyproject.is_file():
+        return tomllib.loads(pyproject.read_text(encoding="utf-8"))["project"]["version"]
+    from importlib.metadata import version
+
+    return version("backprop-course")
+
+
+#: The toolkit's version; every release is tagged `v` + this version (docs/authoring.md).
+VERSION = _version()
 #: What the bootstrap cell installs (one string literal in the cell: tests replace it).
-INSTALL_SOURCE = f"backprop-course @ git+https://github.com/{REPOSITORY}@{BRANCH}"
+INSTALL_SOURCE = f"backprop-course @ git+https://github.com/{REPOSITORY}@v{VERSION}"
+#: The line of grader/__init__.py the cell recognises the course's toolkit by.
+TOOLKIT_MARK = '__course__ = "backprop-course"'
 
 #: What the bootstrap cell prints when it has nothing to do.
 NOTHING_TO_DO = "The course toolkit is installed: nothing to set up."
@@ -42,6 +63,8 @@ BINDER_BADGE = "https://mybinder.org/badge_logo.svg"
 INSTALLING = "Installing the course toolkit (backprop-course) from GitHub..."
 #: How its error message for a failed install begins.
 INSTALL_FAILED = "Could not install the course toolkit from GitHub"
+#: How its error message begins when another `grader` hides the toolkit.
+HIDDEN_BY = "Something else named grader hides the course toolkit"
 
 BOOTSTRAP_CELL = f'''\
 # Colab (or any Python without the course toolkit) needs this cell; elsewhere it does nothing.
@@ -51,7 +74,17 @@ import sys
 from importlib.util import find_spec
 
 TOOLKIT = "{INSTALL_SOURCE}"
-if find_spec("grader"):
+found = find_spec("grader")
+if found and found.origin and found.origin.endswith("__init__.py"):
+    with open(found.origin, encoding="utf-8", errors="replace") as init:
+        ours = {TOOLKIT_MARK!r} in init.read()
+else:
+    ours = False
+if found and not ours:  # a folder called grader/ beside the notebook, or another package
+    where = found.origin or ", ".join(found.submodule_search_locations or []) or found.name
+    raise ImportError(f"{HIDDEN_BY}: {{where}}. "
+                      "Rename it (or uninstall that package), restart the kernel, then run this cell again.")
+if ours:
     print("{NOTHING_TO_DO}")
 else:
     missing = [name for name in ("numpy", "matplotlib", "torch", "ipywidgets") if not find_spec(name)]

@@ -248,3 +248,45 @@ def test_colab_python_may_install_the_toolkit(tmp_path, wheel) -> None:
          "--python-version", "3.12", "--target", str(tmp_path / "target"), str(wheel)],
         env=_env(), capture_output=True, text=True)
     assert result.returncode == 0, result.stderr.strip().splitlines()[-1:]
+
+
+@pytest.mark.parametrize("impostor", ["a folder beside the notebook", "a module beside the notebook",
+                                      "another installed package"])
+def test_another_grader_is_not_taken_for_the_toolkit(tmp_path, site_view, impostor) -> None:
+    """Only this course's toolkit counts as installed: something else named `grader` stops the
+    cell with a message that names it and says what to do; nothing is installed."""
+    python = make_venv(tmp_path / "venv", site_view)
+    if impostor == "a folder beside the notebook":
+        (tmp_path / "grader").mkdir()
+        (tmp_path / "grader" / "__init__.py").write_text("# my own grading scripts\n")
+        where = tmp_path / "grader" / "__init__.py"
+    elif impostor == "a module beside the notebook":
+        where = tmp_path / "grader.py"
+        where.write_text("SCORE = 0\n")
+    else:
+        site = tmp_path / "other-site"
+        (site / "grader").mkdir(parents=True)
+        (site / "grader" / "__init__.py").write_text('"""Another project\'s grader."""\n')
+        where = site / "grader" / "__init__.py"
+        (next((tmp_path / "venv").rglob("site-packages")) / "other.pth").write_text(f"{site}\n")
+    before = pip_list(python, tmp_path)
+    result = run_cell(python, cell_installing(str(tmp_path / "does-not-exist.whl")), tmp_path)
+    assert result.returncode == 1 and result.stdout == "", result.stdout
+    last = result.stderr.strip().splitlines()[-1]
+    assert last.startswith(f"ImportError: {front_ends.HIDDEN_BY}: {where}."), result.stderr
+    assert "restart the kernel, then run this cell again" in last, last
+    assert pip_list(python, tmp_path) == before
+
+
+def test_the_cell_installs_the_release_of_the_version_it_was_built_with() -> None:
+    """Not `@main`: a copy saved in Drive months ago keeps getting the toolkit it was written for."""
+    import tomllib
+
+    version = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["version"]
+    assert front_ends.INSTALL_SOURCE == (
+        f"backprop-course @ git+https://github.com/{front_ends.REPOSITORY}@v{version}")
+    init = (REPO / "grader" / "__init__.py").read_text().splitlines()
+    assert any(line.startswith(front_ends.TOOLKIT_MARK) for line in init)
+    for name in assignments():
+        nb = nbformat.read(REPO / "exercises" / name / f"{name}.ipynb", as_version=4)
+        assert f'"{front_ends.INSTALL_SOURCE}"' in nb.cells[1].source, name
