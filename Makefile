@@ -39,8 +39,9 @@ browser-deps:
 	  command -v apt-get >/dev/null 2>&1 || { echo "browser-deps: install chromium (needs apt-get)"; exit 1; }; \
 	  $$SUDO apt-get update -qq && $$SUDO apt-get install -y -qq chromium; }
 
-## Colab's ipywidgets 7.7.1 (with ipython_genutils) beside the course's packages, in
-## .venv/colab-like/: the widget lessons' solutions are tested with it (tests/environment/colab_like.py).
+## Colab's ipywidgets 7.7.1 (with ipython_genutils) beside the course's packages, and a Python 3.12
+## environment with Colab's numpy and ipywidgets (no torch), in .venv/colab-like/ (from PyPI, once):
+## the Colab-like tests use them (tests/environment/colab_like.py).
 colab-deps: setup
 	$(BIN)/python -m tests.environment.colab_like
 
