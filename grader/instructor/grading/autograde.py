@@ -1,8 +1,9 @@
 """The nbgrader side, in the main process only (the single writer of the gradebook).
 
 - `Course`: an instructor's nbgrader course folder, its config and gradebook.
-- `prepare_job`: nbgrader's own sanitize preprocessors (ClearOutput, DeduplicateIds,
-  OverwriteKernelspec, OverwriteCells, CheckCellMetadata) applied to one submitted notebook,
+- `prepare_job`: one submitted notebook aligned with its release (repair.py), then put through
+  nbgrader's own sanitize preprocessors (ClearOutput, DeduplicateIds, OverwriteKernelspec,
+  OverwriteCells, CheckCellMetadata),
   the cell plan for the integrity guard, and the static tamper scan -> a `Job` for execute.run_job.
 - `autograde`: nbgrader's real Autograde converter for one student and assignment, with its
   Execute preprocessor replaced by `InjectExecuted`, which takes the outputs computed in
@@ -23,7 +24,7 @@ from pathlib import Path
 
 import nbformat
 
-from grader.instructor.grading import cell_names, tamper
+from grader.instructor.grading import cell_names, repair, tamper
 from grader.instructor.grading.records import CellPlan, Finding, Job, Limits, Result
 from grader.instructor.nbgrader_env import ensure_venv_on_path, load_config
 
@@ -138,11 +139,26 @@ class Course:
         return out
 
     # ------------------------------------------------------------------ stage 1: a job
-    def sanitize(self, student: str, assignment: str, notebook: str):
-        """The submitted notebook after nbgrader's sanitize preprocessors (what Execute gets)."""
+    def release_notebook(self, assignment: str, notebook: str) -> nbformat.NotebookNode | None:
+        """The student version of a notebook (release/ASSIGNMENT/), if the course has it."""
+        folder = Path(self.coursedir.format_path(self.coursedir.release_directory, ".", assignment))
+        path = folder / f"{notebook}.ipynb"
+        return nbformat.read(path, as_version=4) if path.is_file() else None
+
+    def sanitize(
+        self, student: str, assignment: str, notebook: str
+    ) -> tuple[nbformat.NotebookNode, list[str]]:
+        """(the submitted notebook, aligned with its release (repair.py) and then put through
+        nbgrader's sanitize preprocessors: what Execute gets; the repairs it needed).
+        Raises repair.NotThisNotebook for a notebook that cannot be aligned."""
         pps = self.sanitize_preprocessors
         path = self.path("submitted", student, assignment) / f"{notebook}.ipynb"
         nb = nbformat.read(path, as_version=4)
+        release = self.release_notebook(assignment, notebook)
+        repairs: list[str] = []
+        if release is not None:
+            aligned = repair.align(nb, release)
+            nb, repairs = aligned.notebook, aligned.repairs
         resources = {
             "unique_key": notebook,
             "output_files_dir": f"{notebook}_files",
@@ -155,7 +171,7 @@ class Course:
         }
         for cls in pps:
             nb, resources = cls(config=self.base_config)(nb, resources)
-        return nb
+        return nb, repairs
 
     def instructor_sources(self, assignment: str, notebook: str) -> set[str]:
         """Sources of the instructor's plain code cells (unchanged ones are trusted code)."""
@@ -189,9 +205,10 @@ class Course:
 
     def prepare_job(
         self, student: str, assignment: str, notebook: str, limits: Limits
-    ) -> tuple[Job, list[Finding]]:
-        """(the job for one submitted notebook, the static tamper findings of its student cells)."""
-        nb = self.sanitize(student, assignment, notebook)
+    ) -> tuple[Job, list[Finding], list[str]]:
+        """(the job for one submitted notebook, the static tamper findings of its student cells,
+        the repairs that aligned it with its release)."""
+        nb, repairs = self.sanitize(student, assignment, notebook)
         trusted_sources = self.instructor_sources(assignment, notebook)
         aliases = tamper.module_aliases([c.source for c in nb.cells if c.cell_type == "code"])
         plan: list[CellPlan | None] = []
@@ -210,7 +227,7 @@ class Course:
         if limits.cell_timeout:
             config.setdefault("Execute", {})["timeout"] = limits.cell_timeout
         files = self.other_files(student, assignment)
-        return Job((student, assignment, notebook), nb, files, plan, config, limits), findings
+        return Job((student, assignment, notebook), nb, files, plan, config, limits), findings, repairs
 
     # ------------------------------------------------------------------ stage 3: nbgrader
     def autograde(

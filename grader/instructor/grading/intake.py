@@ -4,7 +4,10 @@ Recognised layouts (checked in this order for every file; `NB` is the name of on
 assignment's notebooks, e.g. `01_derivatives`):
 
 1. nbgrader:            STUDENT/ASSIGNMENT/NB.ipynb (plus timestamp.txt and any other files)
-2. a folder per student: STUDENT/NB.ipynb
+2. a folder per student: STUDENT/NB.ipynb, also as the names students' tools give it
+                         ("Copy of NB.ipynb" from Colab's Save a copy in Drive, "NB (1).ipynb"),
+                         or any name when the assignment has one notebook and the folder no
+                         better-named one
                          (Moodle: "Full Name_12345_assignsubmission_file_/NB.ipynb" -> full_name)
 3. Canvas download:     login[_LATE]_USERID_SUBMISSIONID_NB[-N].ipynb -> login
                         (a resubmission "-N" replaces the earlier file)
@@ -88,6 +91,18 @@ def _entries(source: Path) -> list[Entry]:
     raise FileNotFoundError(f"{source}: not a folder, a .zip or a notebook")
 
 
+#: The rank of a notebook taken for the assignment's only notebook whatever its name: any file
+#: named after the notebook (or a resubmission of it) in the same folder wins over it.
+RENAMED = -1
+_COPY_OF = re.compile(r"^(?:Copy of )+", re.IGNORECASE)
+
+
+def tool_name(stem: str) -> str:
+    """The name a notebook had before a student's tool renamed it: Colab's *Save a copy in Drive*
+    calls it "Copy of NAME" (and "Copy of NAME (1)", whose " (1)" _split_resubmission reads)."""
+    return _COPY_OF.sub("", stem).strip()
+
+
 def _split_resubmission(stem: str) -> tuple[str, int]:
     m = _RESUBMISSION.match(stem)
     if m:
@@ -119,12 +134,12 @@ def classify(path: str, notebooks: dict[str, str]) -> tuple[str, str, str, int] 
                 return student_id(stem), folder, f"{own[0]}.ipynb", rank
         m = _MOODLE.match(folder)
         student = student_id(m.group("name").lower().replace(" ", "_") if m else folder)
-        for candidate in (stem, name[: -len(".ipynb")]):
+        for candidate in (stem, name[: -len(".ipynb")], tool_name(stem)):
             if candidate in notebooks:
                 return student, notebooks[candidate], f"{candidate}.ipynb", rank
         only = _single_notebook(notebooks)
-        if m and only:
-            return student, notebooks[only], f"{only}.ipynb", rank
+        if only:  # a renamed download: taken when the folder has no better-named notebook
+            return student, notebooks[only], f"{only}.ipynb", rank if m else RENAMED
         return f"the folder {folder}/ holds {name}, which is no notebook of {sorted(assignments)}"
     m = _CANVAS.match(stem)
     if m:

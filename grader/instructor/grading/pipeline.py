@@ -20,7 +20,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from grader.instructor.grading import intake, report, sandbox
+from grader.instructor.grading import intake, repair, report, sandbox
 from grader.instructor.grading.autograde import Course, GradingPipelineError
 from grader.instructor.grading.executors import DaskExecutor, LocalExecutor
 from grader.instructor.grading.records import (
@@ -65,6 +65,7 @@ class Summary:
     failed: list[tuple[str, str, str]] = field(default_factory=list)  # (student, assignment, why)
     problems: list[str] = field(default_factory=list)
     flagged: list[str] = field(default_factory=list)
+    repaired: list[str] = field(default_factory=list)  # "student assignment/notebook: what was done"
     rejected: list[tuple[str, str]] = field(default_factory=list)
     sandbox: str = "bwrap"
     sandbox_warning: str | None = None
@@ -219,6 +220,8 @@ class _Run:
         self.results: dict[tuple[str, str], dict[str, Result]] = {}
         self.statics: dict[Key, list[Finding]] = {}
         self.sanitized: dict[Key, dict] = {}  # the notebooks as sent to the workers
+        self.repairs: dict[Key, list[str]] = {}  # what aligned each with its release (repair.py)
+        self.unaligned: dict[tuple[str, str], list[tuple[str, str]]] = {}  # left ungraded: (file, why)
         self.done_count = self.total = 0
         self.exec_started = time.monotonic()
 
@@ -302,7 +305,14 @@ class _Run:
 
     def _submit(self, executor, key: Key, limits: Limits) -> None:
         try:
-            job, findings = self.course.prepare_job(*key, limits)
+            job, findings, self.repairs[key] = self.course.prepare_job(*key, limits)
+        except repair.NotThisNotebook as err:
+            reason = f"not graded: it cannot be aligned with the release: {err}"
+            where = f"submitted/{key[0]}/{key[1]}/{key[2]}.ipynb"
+            self.unaligned.setdefault(key[:2], []).append((where, reason))
+            self._store(key, Result.failed(key, reason, limits.sandbox.mode, host="?", seconds=0.0))
+            self._progress(key, reason)
+            return
         except Exception as err:
             reason = f"could not prepare the notebook: {type(err).__name__}: {err}"
             self._store(key, Result.failed(key, reason, limits.sandbox.mode, host="?", seconds=0.0))
@@ -337,6 +347,9 @@ class _Run:
         student, a = key
         executed = self.results.pop(key, {})
         del self.expected[key]
+        if key in self.unaligned:  # left ungraded, listed with the reason: never a silent 0
+            self.summary.rejected += self.unaligned.pop(key)
+            return
         sanitized = {nb: self.sanitized.pop((student, a, nb)) for nb in executed
                      if (student, a, nb) in self.sanitized}
         outcome = self.course.autograde(student, a, executed, sanitized)
@@ -362,12 +375,17 @@ class _Run:
     def _review(self, student: str, a: str, nb: str, result: Result) -> NotebookRecord:
         """Flag a tampered or suspicious notebook for review; its state record."""
         tampered, suspicious = result.with_severity("tamper"), result.with_severity("suspicious")
+        repaired = self.repairs.pop((student, a, nb), [])
+        if repaired:
+            self.summary.repaired.append(f"{student} {a}/{nb}: " + "; ".join(repaired))
         if tampered or suspicious:
             self.course.flag_for_review(student, a, nb)
             self.summary.flagged.append(f"{student} {a}/{nb}: " + ("tampering" if tampered else "suspicious"))
         if result.status != "ok":
             self.summary.problems.append(f"{student} {a}/{nb}: {result.status} — {result.reason}")
-        return result.record()
+        record = result.record()
+        record.repaired = repaired
+        return record
 
 
 def print_summary(summary: Summary, say: Callable[[str], None] = print) -> None:
@@ -382,8 +400,11 @@ def print_summary(summary: Summary, say: Callable[[str], None] = print) -> None:
         say(f"  ! {line}")
     for line in summary.flagged:
         say(f"  REVIEW {line}")
+    for line in summary.repaired:
+        say(f"  REPAIRED {line}")
     if summary.rejected:
-        say(f"  {len(summary.rejected)} file(s) rejected at intake (listed in the report)")
+        say(f"  {len(summary.rejected)} file(s) not graded: rejected at intake or not alignable with "
+            "the release (listed in the report)")
     say(f"grades:   {summary.grades_csv}")
     say(f"report:   {summary.report_md} (and {summary.report_html})")
     if summary.sandbox_warning:

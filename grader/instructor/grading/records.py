@@ -149,6 +149,7 @@ class NotebookRecord:
     host: str | None = None
     seconds: float | None = None
     missing: bool = False
+    repaired: list[str] = field(default_factory=list)  # what aligned it with its release (repair.py)
 
     def flags(self) -> list[tuple[str, str]]:
         """(short, detailed) of everything this notebook is flagged for: short for the CSV's flags
@@ -163,6 +164,7 @@ class NotebookRecord:
                  "(needs_manual_grade in the gradebook)") for f in self.tamper]
         out += [("suspicious - review", f"suspicious ({f.where()}{f.message}) — points kept, flagged for "
                  "review") for f in self.suspicious]
+        out += [("repaired", f"repaired before grading: {what}") for what in self.repaired]
         return out
 
     def to_dict(self) -> dict:
@@ -171,7 +173,7 @@ class NotebookRecord:
             "tamper": [f.to_dict() for f in self.tamper],
             "suspicious": [f.to_dict() for f in self.suspicious],
             "not_run": self.not_run, "sandbox": self.sandbox, "host": self.host, "seconds": self.seconds,
-            "missing": self.missing,
+            "missing": self.missing, "repaired": self.repaired,
         }
 
     @classmethod
@@ -183,6 +185,7 @@ class NotebookRecord:
             suspicious=[Finding.from_dict(f) for f in data.get("suspicious", [])],
             not_run=list(data.get("not_run", [])), sandbox=data.get("sandbox"), host=data.get("host"),
             seconds=data.get("seconds"), missing=bool(data.get("missing")),
+            repaired=list(data.get("repaired", [])),
         )
 
 

@@ -32,10 +32,13 @@ def _grade_ids(path: Path) -> set[str]:
     return {c.metadata.get("nbgrader", {}).get("grade_id") for c in nb.cells} - {None}
 
 
-def find_target(nb_path: Path, course: Path) -> tuple[str, str]:
-    """(assignment, notebook) a notebook belongs to: by file name, else by its graded cell ids."""
-    sources = sorted(course.glob("*/*.ipynb")) if course.is_dir() else []
-    stem = re.sub(r"(-feedback|-checkpoint|\s*\(\d+\)|-\d+)$", "", nb_path.stem)
+def find_target(nb_path: Path, course: Path, assignment: str | None = None) -> tuple[str, str]:
+    """(assignment, notebook) a notebook belongs to: by file name (also as Colab's "Copy of ..."),
+    else by its graded cell ids, else, given `assignment`, that assignment's only notebook."""
+    from grader.instructor.grading.intake import tool_name
+
+    sources = sorted(course.glob(f"{assignment or '*'}/*.ipynb")) if course.is_dir() else []
+    stem = tool_name(re.sub(r"(-feedback|-checkpoint|\s*\(\d+\)|-\d+)$", "", nb_path.stem))
     by_name = [p for p in sources if p.stem == stem]
     if len(by_name) == 1:
         return by_name[0].parent.name, stem
@@ -45,6 +48,8 @@ def find_target(nb_path: Path, course: Path) -> tuple[str, str]:
         common = len(ids & _grade_ids(path))
         if common > overlap:
             best, overlap = path, common
+    if best is None and assignment and len(sources) == 1:
+        best = sources[0]
     if best is None:
         raise GradingPipelineError(f"{nb_path.name} matches no notebook of {course}")
     return best.parent.name, best.stem
@@ -70,7 +75,7 @@ def selfgrade(
             f"{course} with ../nbgrader_config.py is needed (the hidden tests): run this in a clone "
             "of the course repository, or pass --course"
         )
-    found_assignment, notebook = find_target(nb_path, course)
+    found_assignment, notebook = find_target(nb_path, course, assignment)
     assignment = assignment or found_assignment
     with tempfile.TemporaryDirectory(prefix="selfgrade-") as tmp:
         root = Path(tmp)

@@ -42,6 +42,13 @@ SINGLE = {"01_derivatives": "01_derivatives"}
         ("erin.ipynb", SINGLE, ("erin", "01_derivatives", "01_derivatives.ipynb", 0)),
         ("01_derivatives/frank.ipynb", SINGLE, ("frank", "01_derivatives", "01_derivatives.ipynb", 0)),
         ("we!rd name (1).ipynb", SINGLE, ("we_rd_name", "01_derivatives", "01_derivatives.ipynb", 1)),
+        # the names students' tools give: Colab's "Save a copy in Drive", a browser's second download
+        ("alice/Copy of part1.ipynb", NOTEBOOKS, ("alice", "00_synth", "part1.ipynb", 0)),
+        ("alice/Copy of 01_derivatives (1).ipynb", NOTEBOOKS,
+         ("alice", "01_derivatives", "01_derivatives.ipynb", 1)),
+        ("bob/part2 (2).ipynb", NOTEBOOKS, ("bob", "00_synth", "part2.ipynb", 2)),
+        # any name, when the assignment has one notebook: ranked below a better-named file
+        ("carol/my lesson one.ipynb", SINGLE, ("carol", "01_derivatives", "01_derivatives.ipynb", -1)),
     ],
 )
 def test_recognised_layouts(path, notebooks, expected):
@@ -66,6 +73,20 @@ def _nb(text: str) -> str:
     nb = nbformat.v4.new_notebook()
     nb.cells.append(nbformat.v4.new_code_cell(text))
     return nbformat.writes(nb)
+
+
+def test_a_renamed_download_gives_way_to_the_notebook_named_after_the_assignment(tmp_path: Path):
+    inbox = tmp_path / "inbox"
+    (inbox / "carol").mkdir(parents=True)
+    (inbox / "carol" / "01_derivatives.ipynb").write_text(_nb("the real one"))
+    (inbox / "carol" / "a scratch copy.ipynb").write_text(_nb("scratch"))
+    (inbox / "dan").mkdir()
+    (inbox / "dan" / "Copy of 01_derivatives.ipynb").write_text(_nb("dan's"))
+    taken = intake(inbox, tmp_path / "submitted", SINGLE)
+    assert sorted(taken.submissions) == [("carol", "01_derivatives"), ("dan", "01_derivatives")]
+    kept = nbformat.read(tmp_path / "submitted/carol/01_derivatives/01_derivatives.ipynb", as_version=4)
+    assert kept.cells[0].source == "the real one"
+    assert [p for p, _ in taken.rejected] == ["carol/a scratch copy.ipynb"]
 
 
 def test_an_lms_zip(tmp_path: Path):
