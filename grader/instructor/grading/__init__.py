@@ -1,6 +1,7 @@
 """The instructor grading pipeline (`backprop-grade`, `backprop-selfgrade`); see docs/instructors.md.
 
 intake.py    any submission layout (nbgrader, folders, LMS zip) -> the course's submitted/
+repair.py    a damaged submission aligned with its release (metadata, duplicated or deleted cells)
 records.py   the typed records between the stages (Job, Result, Finding, ...)
 autograde.py nbgrader in the main process: sanitise, then Autograde with injected outputs
 inject.py    nbgrader's Autograde converter fed with the executed notebooks
