@@ -164,7 +164,7 @@ class NotebookRecord:
                  "(needs_manual_grade in the gradebook)") for f in self.tamper]
         out += [("suspicious - review", f"suspicious ({f.where()}{f.message}) — points kept, flagged for "
                  "review") for f in self.suspicious]
-        out += [("repaired", f"repaired before grading: {what}") for what in self.repaired]
+        out += [(f"repaired ({what})", f"repaired before grading: {what}") for what in self.repaired]
         return out
 
     def to_dict(self) -> dict:

@@ -88,7 +88,8 @@ def test_every_damaged_form_is_repaired_graded_and_listed(course, tmp_path: Path
     assert "tamper" not in report.lower(), "a repair was called tampering"
     intact = {"intact", "drive_copy"}  # nothing nbgrader needs is missing there
     for student in FORMS:
-        assert ("repaired" in rows[student]["flags"]) == (student not in intact), (student, rows[student])
+        assert ("repaired (" in rows[student]["flags"]) == (student not in intact), (student, rows[student])
+    assert "repaired (a duplicated copy of" in rows["duplicated"]["flags"]  # the CSV says how, too
     assert f"solution cell {last_solution} is markdown: graded as written" in report
     assert "nbgrader metadata restored on" in report and "put back from the release" in report
     assert "a duplicated copy of" in report
