@@ -290,3 +290,27 @@ def test_the_cell_installs_the_release_of_the_version_it_was_built_with() -> Non
     for name in assignments():
         nb = nbformat.read(REPO / "exercises" / name / f"{name}.ipynb", as_version=4)
         assert f'"{front_ends.INSTALL_SOURCE}"' in nb.cells[1].source, name
+
+
+def test_the_toolkit_has_not_changed_since_the_release_its_notebooks_install() -> None:
+    """Every lesson's bootstrap cell installs the toolkit at tag `v` + pyproject's version. That tag
+    must exist (once the course has any release tag: a repository without tags, such as a fork's
+    first clone, has nothing to compare with), and grader/ and pyproject.toml must be what it
+    holds: a change without a new version would give Colab users an older toolkit than the
+    lessons were built with."""
+    tag = f"v{front_ends.VERSION}"
+    tagged = subprocess.run(["git", "rev-parse", "-q", "--verify", f"refs/tags/{tag}"], cwd=REPO,
+                            capture_output=True, text=True)
+    if tagged.returncode != 0:
+        tags = subprocess.run(["git", "tag", "--list", "v*"], cwd=REPO, capture_output=True, text=True).stdout
+        assert not tags.split(), (f"releases {tags.split()} are tagged but not {tag}, the version the "
+                                  "notebooks install: tag the release commit (docs/authoring.md, Releasing)")
+        return
+    changed = subprocess.run(["git", "diff", "--name-only", tag, "--", "grader", "pyproject.toml"],
+                             cwd=REPO, capture_output=True, text=True, check=True).stdout.split()
+    changed = [p for p in changed if "__pycache__" not in p]
+    assert not changed, (
+        f"{len(changed)} toolkit file(s) changed since {tag}, which every lesson's bootstrap cell installs "
+        f"(e.g. {changed[:3]}): bump the version in pyproject.toml, run `python -m "
+        "grader.instructor.front_ends` and `make build`, and tag the release commit (docs/authoring.md, "
+        "Releasing)")
