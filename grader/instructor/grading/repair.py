@@ -20,7 +20,7 @@ a solution cell nowhere to be found). The student's own code is never dropped: a
 a solution cell is kept as a plain cell. Every change is listed (`Alignment.repairs`) for the
 instructor; a notebook that has too little of the release to be aligned raises `NotThisNotebook`.
 
-    python -m grader.instructor.grading.repair COURSE_DIR ASSIGNMENT   # repair submitted/ in place
+    backprop-repair COURSE_DIR ASSIGNMENT   # repair submitted/ in place, for plain nbgrader
 """
 
 from __future__ import annotations
@@ -234,7 +234,7 @@ def repair_submitted(course_dir: Path, assignment: str, say=print) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
-        prog="python -m grader.instructor.grading.repair",
+        prog="backprop-repair",
         description="Align damaged submissions with their release, in submitted/, for plain nbgrader.")
     parser.add_argument("course_dir", type=Path)
     parser.add_argument("assignment")

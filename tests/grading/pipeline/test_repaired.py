@@ -6,7 +6,7 @@ graded by `backprop-grade`: full marks for every form but the two graded as writ
 made markdown does not run; of two swapped solutions one comes after its test), each repair in
 the report and grades.csv, none of it called tampering; another assignment's notebook is not
 graded, and the report says why. The same repair as a command for plain nbgrader users
-(`python -m grader.instructor.grading.repair`), and in the self-grader.
+(`backprop-repair`), and in the self-grader.
 """
 
 from __future__ import annotations
