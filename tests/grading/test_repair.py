@@ -111,3 +111,27 @@ def test_another_assignments_notebook_is_not_taken_for_this_one() -> None:
         align(_release("05_softmax"), _release())
     with pytest.raises(NotThisNotebook):
         align(nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("print('hello')")]), _release())
+
+
+def _cell(kind: str, source: str, gid: str, **flags):
+    maker = nbformat.v4.new_markdown_cell if kind == "markdown" else nbformat.v4.new_code_cell
+    meta = {"grade_id": gid, "grade": False, "locked": False, "solution": False, "schema_version": 3, **flags}
+    return maker(source, metadata={"nbgrader": meta})
+
+
+def test_a_solution_that_defines_no_function_is_found_by_its_place() -> None:
+    release = nbformat.v4.new_notebook(cells=[
+        _cell("code", "import math", "setup", locked=True),
+        _cell("code", "# YOUR CODE HERE\nlearning_rate = None", "choose_lr", solution=True),
+        _cell("code", "assert learning_rate > 0", "test_lr", grade=True, locked=True, points=1),
+    ])
+    mine = damage.pasted_into_a_fresh_notebook(release)
+    mine.cells[1].source = "learning_rate = 0.1  # mine"
+    done = align(mine, release)
+    assert [c.source for c in done.notebook.cells] == ["import math", "learning_rate = 0.1  # mine",
+                                                       "assert learning_rate > 0"]
+    assert _graded_cells(done.notebook) == _graded_cells(release)
+    mine.cells.insert(2, nbformat.v4.new_code_cell("print(learning_rate)"))  # two candidates: no guess
+    done = align(mine, release)
+    assert done.repairs[-1] == "missing stub of solution cell choose_lr put back from the release"
+    assert "learning_rate = 0.1  # mine" in [c.source for c in done.notebook.cells]

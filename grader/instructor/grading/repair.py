@@ -10,9 +10,10 @@ submission:
 1. by the nbgrader metadata, where the submission still has it;
 2. locked and test cells by their text, which is the release's own;
 3. solution cells by the names they define (a function's or class's name from the release's
-   stub), code cells only. A solution cell the student made markdown is graded as written (its
-   code does not run; the release's stub goes below it); a locked or test cell whose type
-   changed is put back as released.
+   stub), code cells only, and one that defines none by its place: the one plain code cell
+   between the cells of its two neighbours. A solution cell the student made markdown is graded
+   as written (its code does not run; the release's stub goes below it); a locked or test cell
+   whose type changed is put back as released.
 
 Then it restores the metadata a matched cell lost, drops duplicated copies of locked or test
 cells, and puts back, from the release, locked and test cells that were deleted (and the stub of
@@ -82,7 +83,10 @@ def _match(submitted, release) -> tuple[dict[int, int], dict[int, int]]:
     submitted cells that are a second copy of an already matched one)."""
     wanted = {i: _meta(c) for i, c in enumerate(release.cells) if _meta(c).get("grade_id")}
     by_id = {m["grade_id"]: i for i, m in wanted.items()}
-    by_text = {_text(release.cells[i].source): i for i, m in wanted.items() if _is_anchor(m)}
+    by_text: dict[str, list[int]] = {}
+    for i, m in wanted.items():
+        if _is_anchor(m):
+            by_text.setdefault(_text(release.cells[i].source), []).append(i)
     by_names = {i: defined_names(release.cells[i].source) for i, m in wanted.items() if m.get("solution")}
     matched: dict[int, int] = {}
     taken: set[int] = set()
@@ -90,7 +94,8 @@ def _match(submitted, release) -> tuple[dict[int, int], dict[int, int]]:
     for s, cell in enumerate(submitted.cells):
         r = by_id.get(_meta(cell).get("grade_id"))
         if r is None and cell.cell_type == "code":
-            r = by_text.get(_text(cell.source))
+            same = by_text.get(_text(cell.source), [])
+            r = next((i for i in same if i not in taken), same[0] if same else None)
         if r is None:
             continue
         if r in taken:
@@ -107,6 +112,23 @@ def _match(submitted, release) -> tuple[dict[int, int], dict[int, int]]:
     return matched, duplicates
 
 
+def _match_by_position(submitted, release, solutions: list[int], matched: dict[int, int],
+                       duplicates: dict[int, int]) -> None:
+    """A solution cell still unmatched (one that defines no function, say) is the one plain code
+    cell of the submission between the cells of its two matched neighbours in the release."""
+    where = {r: s for s, r in matched.items()}
+    for r in solutions:
+        if r in where:
+            continue
+        before = max((where[i] for i in where if i < r), default=-1)
+        after = min((where[i] for i in where if i > r), default=len(submitted.cells))
+        free = [s for s in range(before + 1, after) if s not in matched and s not in duplicates
+                and submitted.cells[s].cell_type == "code" and not _meta(submitted.cells[s]).get("grade_id")]
+        if len(free) == 1:
+            matched[free[0]] = r
+            where[r] = free[0]
+
+
 def align(submitted: nbformat.NotebookNode, release: nbformat.NotebookNode) -> Alignment:
     """The submission aligned with the release (module docstring); raises NotThisNotebook."""
     nb = copy.deepcopy(submitted)
@@ -118,6 +140,8 @@ def align(submitted: nbformat.NotebookNode, release: nbformat.NotebookNode) -> A
         raise NotThisNotebook(
             f"only {found} of the {len(anchors)} locked and test cells of the release are in it, and none "
             "of its exercises: is it this assignment's notebook?")
+    solutions = [i for i, c in enumerate(release.cells) if _meta(c).get("solution")]
+    _match_by_position(nb, release, solutions, matched, duplicates)
     repairs: list[str] = []
     stubs_after = _retyped(nb, release, matched, repairs)
     _restore(nb, release, matched, repairs)
