@@ -23,6 +23,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 
 COLAB_IPYWIDGETS = ("ipywidgets==7.7.1", "ipython_genutils==0.2.0")
@@ -31,30 +32,44 @@ COLAB_PYTHON = "3.12"
 COLAB_PACKAGES = ("numpy==2.0.2", "matplotlib", "ipykernel", *COLAB_IPYWIDGETS)
 
 
-def ipywidgets7_dir() -> Path:
-    """Where the Colab-like ipywidgets live: beside the interpreter's own packages."""
-    return Path(sys.prefix) / "colab-like" / "ipywidgets-7.7.1"
+#: Where both live: beside the interpreter's own packages.
+ROOT = Path(sys.prefix) / "colab-like"
+#: The mimetype of a widget in a notebook's outputs.
+WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
+
+
+def _once(done: Path, make: Callable[[], None]) -> None:
+    """Run `make` unless `done` exists (two test processes asking at once make it once)."""
+    if done.is_file():
+        return
+    ROOT.mkdir(parents=True, exist_ok=True)
+    with open(ROOT / ".lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not done.is_file():
+            make()
+
+
+def _pip_install(python: str, args: list[str], what: str) -> None:
+    run = subprocess.run([python, "-m", "pip", "install", "--quiet", *args], capture_output=True, text=True)
+    if run.returncode != 0:
+        raise RuntimeError(f"could not install {what} (PyPI must be reachable):\n{run.stdout}{run.stderr}")
 
 
 def ipywidgets7() -> Path:
-    """The folder that holds ipywidgets 7.7.1, installed first if it is not there yet (from
-    PyPI, once; two test processes asking at once install it once)."""
-    target = ipywidgets7_dir()
-    if (target / "ipywidgets" / "__init__.py").is_file():
-        return target
-    target.parent.mkdir(parents=True, exist_ok=True)
-    with open(target.parent / ".lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        if not (target / "ipywidgets" / "__init__.py").is_file():
-            scratch = Path(tempfile.mkdtemp(dir=target.parent))
-            run = subprocess.run(
-                [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--target", str(scratch),
-                 *COLAB_IPYWIDGETS], capture_output=True, text=True)
-            if run.returncode != 0:
-                shutil.rmtree(scratch, ignore_errors=True)
-                raise RuntimeError(f"could not install {' '.join(COLAB_IPYWIDGETS)} into {target} "
-                                   f"(PyPI must be reachable):\n{run.stdout}{run.stderr}")
-            os.replace(scratch, target)
+    """The folder that holds ipywidgets 7.7.1, installed first (from PyPI, once) if it is not there."""
+    target = ROOT / "ipywidgets-7.7.1"
+
+    def make() -> None:
+        scratch = Path(tempfile.mkdtemp(dir=ROOT))
+        try:
+            _pip_install(sys.executable, ["--no-deps", "--target", str(scratch), *COLAB_IPYWIDGETS],
+                         f"{' '.join(COLAB_IPYWIDGETS)} into {target}")
+        except RuntimeError:
+            shutil.rmtree(scratch, ignore_errors=True)
+            raise
+        os.replace(scratch, target)
+
+    _once(target / "ipywidgets" / "__init__.py", make)
     return target
 
 
@@ -73,24 +88,18 @@ def _python_3_12() -> str:
 
 
 def python312() -> Path:
-    """The python of the Colab-like 3.12 environment, made first if it is not there yet."""
-    root = Path(sys.prefix) / "colab-like" / f"python{COLAB_PYTHON}"
+    """The python of the Colab-like 3.12 environment, made first (from PyPI, once) if it is not there."""
+    root = ROOT / f"python{COLAB_PYTHON}"
     python = root / "bin" / "python"
-    done = root / ".installed"
-    if done.is_file():
-        return python
-    root.parent.mkdir(parents=True, exist_ok=True)
-    with open(root.parent / ".lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        if not done.is_file():
-            shutil.rmtree(root, ignore_errors=True)
-            subprocess.run([_python_3_12(), "-m", "venv", str(root)], check=True)
-            run = subprocess.run([str(python), "-m", "pip", "install", "--quiet", *COLAB_PACKAGES],
-                                 capture_output=True, text=True)
-            if run.returncode != 0:
-                raise RuntimeError(f"could not install {' '.join(COLAB_PACKAGES)} for Python {COLAB_PYTHON} "
-                                   f"(PyPI must be reachable):\n{run.stdout}{run.stderr}")
-            done.touch()
+
+    def make() -> None:
+        shutil.rmtree(root, ignore_errors=True)
+        subprocess.run([_python_3_12(), "-m", "venv", str(root)], check=True)
+        _pip_install(str(python), list(COLAB_PACKAGES),
+                     f"{' '.join(COLAB_PACKAGES)} for Python {COLAB_PYTHON}")
+        (root / ".installed").touch()
+
+    _once(root / ".installed", make)
     return python
 
 

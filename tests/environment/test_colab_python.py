@@ -27,8 +27,6 @@ from tests.graded_cells import contract_cut
 
 pytestmark = pytest.mark.slow
 
-WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
-
 WIDGETS = r"""
 import io, json, sys
 import ipywidgets, numpy
@@ -106,7 +104,7 @@ def test_lesson_01_and_the_widgets_on_colabs_python(tmp_path, monkeypatch) -> No
     assert report["drawn"] == [{"widget": "SliderPlot", "redraws": 1, "new_picture": True},
                                {"widget": "Bar", "redraws": 1, "new_picture": True}], report
     shown = [o for o in nb.cells[-2].outputs if o.get("output_type") == "display_data"]
-    assert sum(WIDGET_VIEW in o["data"] for o in shown) == 2, [list(o["data"]) for o in shown]
+    assert sum(colab_like.WIDGET_VIEW in o["data"] for o in shown) == 2, [list(o["data"]) for o in shown]
     assert sum("image/png" in o["data"] for o in shown) == 2, "each widget's default picture"
 
     graded = [c for c in nb.cells if c.metadata.get("nbgrader", {}).get("grade")]

@@ -25,12 +25,10 @@ import nbformat
 import pytest
 
 from grader.instructor.build import assignments
-from tests.environment.colab_like import kernel_pythonpath
+from tests.environment.colab_like import WIDGET_VIEW, kernel_pythonpath
 from tests.nbgrader_harness import REPO, ScratchCourse, fill_release, graded_cells, solution_sources
 
 pytestmark = pytest.mark.slow
-
-WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 
 #: Appended to a widget lesson's solution: moves one control of every lesson widget one step.
 DRIVE_EVERY_WIDGET = r"""
@@ -61,10 +59,14 @@ print(json.dumps({"ipywidgets": ipywidgets.__version__, "drawn": _drawn}))
 """
 
 
+def _widgets_in(nb) -> int:
+    """How many widgets an executed notebook shows."""
+    return sum(WIDGET_VIEW in out.get("data", {}) for cell in nb.cells for out in cell.get("outputs", []))
+
+
 def _widgets_shown(name: str) -> int:
     """How many widgets the executed solution in solutions/ shows."""
-    nb = nbformat.read(REPO / "solutions" / name / f"{name}.ipynb", as_version=4)
-    return sum(WIDGET_VIEW in out.get("data", {}) for cell in nb.cells for out in cell.get("outputs", []))
+    return _widgets_in(nbformat.read(REPO / "solutions" / name / f"{name}.ipynb", as_version=4))
 
 
 @functools.cache
@@ -108,7 +110,7 @@ def test_autograde(tmp_path_factory, monkeypatch, name: str, kind: str) -> None:
                   and "raises-exception" not in c.metadata.get("tags", [])]
         assert not raised, f"{name}: the solution raised an error:\n" + "\n".join(raised)
     if widgets_shown:
-        shown = sum(WIDGET_VIEW in out.get("data", {}) for c in code_cells for out in c.get("outputs", []))
+        shown = _widgets_in(autograded)
         assert shown == widgets_shown, f"{shown} widgets shown by ipywidgets 7.7.1, {widgets_shown} by 8"
         report = json.loads("".join(o.get("text", "") for o in code_cells[-1].outputs))
         assert report["ipywidgets"] == "7.7.1", report
