@@ -58,7 +58,9 @@ def test_an_intact_submission_is_left_as_it_is() -> None:
 def test_every_graded_cell_is_back_once_and_no_student_line_is_lost(damaged) -> None:
     release, solved = _release(), _solved()
     submitted = damaged(solved)
+    released = nbformat.writes(release)
     done = align(submitted, release)
+    assert nbformat.writes(release) == released, "align changed the release (backprop-grade shares it)"
     assert _graded_cells(done.notebook) == _graded_cells(release)  # same cells, same order
     ours = set(_student_code(done.notebook))
     lost = [s for s in _student_code(submitted) if s not in ours and s not in _student_code(release)]

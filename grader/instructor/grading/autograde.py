@@ -107,6 +107,14 @@ class Course:
         self.api.log.setLevel(logging.ERROR)
         self.coursedir = self.api.coursedir
         self.db_url = self.coursedir.db_url
+        self._read: dict[Path, nbformat.NotebookNode | None] = {}
+
+    def _instructor_notebook(self, path: Path) -> nbformat.NotebookNode | None:
+        """A source or release notebook, read once per run (every submission of it needs it);
+        shared: not to be modified. None when there is no such file."""
+        if path not in self._read:
+            self._read[path] = nbformat.read(path, as_version=4) if path.is_file() else None
+        return self._read[path]
 
     # ------------------------------------------------------------------ layout
     def path(self, kind: str, student: str, assignment: str) -> Path:
@@ -140,10 +148,10 @@ class Course:
 
     # ------------------------------------------------------------------ stage 1: a job
     def release_notebook(self, assignment: str, notebook: str) -> nbformat.NotebookNode | None:
-        """The student version of a notebook (release/ASSIGNMENT/), if the course has it."""
+        """The student version of a notebook (release/ASSIGNMENT/), if the course has it (shared:
+        repair.align copies what it changes)."""
         folder = Path(self.coursedir.format_path(self.coursedir.release_directory, ".", assignment))
-        path = folder / f"{notebook}.ipynb"
-        return nbformat.read(path, as_version=4) if path.is_file() else None
+        return self._instructor_notebook(folder / f"{notebook}.ipynb")
 
     def sanitize(
         self, student: str, assignment: str, notebook: str
@@ -175,10 +183,9 @@ class Course:
 
     def instructor_sources(self, assignment: str, notebook: str) -> set[str]:
         """Sources of the instructor's plain code cells (unchanged ones are trusted code)."""
-        path = self.source_path(assignment) / f"{notebook}.ipynb"
-        if not path.is_file():
+        nb = self._instructor_notebook(self.source_path(assignment) / f"{notebook}.ipynb")
+        if nb is None:
             return set()
-        nb = nbformat.read(path, as_version=4)
         return {c.source for c in nb.cells if c.cell_type == "code" and "nbgrader" not in c.metadata}
 
     def other_files(self, student: str, assignment: str) -> dict[str, str]:
