@@ -83,7 +83,8 @@ def test_first_code_cell_is_the_bootstrap_cell(name: str, folder: str) -> None:
 @pytest.mark.parametrize("name", NAMES)
 def test_an_unchanged_student_copy_is_trusted_code(name: str) -> None:
     """backprop-grade scans only student cells; the release's bootstrap cell, unchanged, is not one."""
-    course = SimpleNamespace(source_path=lambda assignment: REPO / "course" / assignment)
+    course = SimpleNamespace(source_path=lambda assignment: REPO / "course" / assignment, _read={})
+    course._instructor_notebook = lambda path: Course._instructor_notebook(course, path)
     trusted = Course.instructor_sources(course, name, name)
     released = _first_code_cell(_notebook("exercises", name))
     assert _cell_kind(released, trusted) == "trusted"
