@@ -289,4 +289,23 @@ def forward_mode_gradient(x, w, b):
 """},
         "must_fail": ["test_forward_mode_gradient"],
     },
+    {
+        "name": "tangent taken from the backward pass",
+        "cells": {"circuit_tangent": """\
+def circuit_tangent(x, y, tx, ty):
+    L, cache = circuit_forward(x, y)
+    dx, dy = circuit_backward(1.0, cache)
+    return L, dx * tx + dy * ty
+"""},
+        "must_fail": ["test_circuit_tangent_seeds", "test_circuit_tangent_direction"],
+    },
+    {
+        "name": "forward mode gradient by PyTorch's backward pass",
+        "cells": {"forward_mode_gradient": """\
+def forward_mode_gradient(x, w, b):
+    _, dw, db = neuron_torch(x, w, b)
+    return dw, db
+"""},
+        "must_fail": ["test_forward_mode_gradient"],
+    },
 ]
