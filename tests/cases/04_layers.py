@@ -330,6 +330,29 @@ def tanh_from_sigmoid_forward(x):
         "must_fail": ["test_tanh_from_sigmoid_forward", "test_tanh_from_sigmoid_backward"],
     },
     {
+        # np.tanh instead of the sigmoid, with the very cache the sigmoid would have left: the
+        # backward pass still works, the forward skipped the exercise (the check counts the calls).
+        "name": "tanh_from_sigmoid_forward with np.tanh and no sigmoid",
+        "cells": {"tanh_from_sigmoid_forward": """\
+def tanh_from_sigmoid_forward(x):
+    out = np.tanh(x)
+    return out, (out + 1.0) / 2.0
+"""},
+        "must_fail": ["test_tanh_from_sigmoid_forward"],
+        "message": "called sigmoid_forward 0 times",
+    },
+    {
+        # A tanh formula of its own, from the sigmoid's cache: right numbers, no sigmoid_backward.
+        "name": "tanh_from_sigmoid_backward with its own tanh slope",
+        "cells": {"tanh_from_sigmoid_backward": """\
+def tanh_from_sigmoid_backward(dout, cache):
+    t = 2.0 * cache - 1.0
+    return dout * (1.0 - t * t)
+"""},
+        "must_fail": ["test_tanh_from_sigmoid_backward"],
+        "message": "called sigmoid_backward 0 times",
+    },
+    {
         # The ReLU forgotten in both passes: a plain affine layer with a sandwich's name.
         "name": "affine_relu without the ReLU, forward and backward",
         "cells": {
