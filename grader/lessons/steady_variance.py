@@ -20,9 +20,9 @@ from ..errors import BadReturnValue
 __all__ = ["CONDITIONS", "init_variance_reference", "measured_gains"]
 
 CONDITIONS = {
-    "forward": "the variance of the signal, through a tanh layer near 0 (tanh(z) ≈ z)",
-    "backward": "the variance of the gradient, carried back to the layer's input",
-    "relu_forward": "the mean square of the signal, through a ReLU layer",
+    "forward": "the signal's variance, through a tanh layer near 0",
+    "backward": "the gradient's variance, on its way down",
+    "relu_forward": "the signal's mean square, through a ReLU layer",
 }
 
 
