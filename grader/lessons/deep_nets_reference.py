@@ -9,6 +9,7 @@ values it compares with come from here:
 - `running_averages`: batch norm's running mean and variance after a sequence of training
   batches, also from the unrolled sum;
 - `one_path_hint`: the hint for a `centred_backward` that followed only the path through x-hat;
+- `dropout_dx`: the gradient of inverted dropout, read off the forward pass's own output;
 - `chained_backward`: every gradient of the lesson's two-layer batch-norm net from the student's
   step functions, for the comparison with PyTorch.
 """
@@ -21,7 +22,7 @@ import numpy as np
 
 from ..report_lines import show_hint
 
-__all__ = ["OPTIMISER_DEFAULTS", "chained_backward", "one_path_hint", "optimiser_reference",
+__all__ = ["OPTIMISER_DEFAULTS", "chained_backward", "dropout_dx", "one_path_hint", "optimiser_reference",
            "running_averages"]
 
 #: The hyper-parameters of the lesson's update rules when a config leaves them out.
@@ -96,6 +97,12 @@ def one_path_hint(dxc: np.ndarray, dxhat: np.ndarray, inv_std: np.ndarray) -> No
     if dxc.shape == alone.shape and np.allclose(dxc, alone, rtol=1e-9, atol=0):
         show_hint("your dxc is the path through x-hat alone; x_c also feeds the variance, and that path "
                   "adds a term.")
+
+
+def dropout_dx(out: np.ndarray, dout: np.ndarray, p: float) -> np.ndarray:
+    """dL/dx of train-mode inverted dropout with keep probability p, given its output `out` (a unit
+    was dropped where out is 0; the lesson's inputs are never 0) and the upstream gradient dout."""
+    return np.where(np.asarray(out) != 0, np.asarray(dout, dtype=np.float64) / p, 0.0)
 
 
 def chained_backward(values: Mapping[str, np.ndarray], X: np.ndarray, y: np.ndarray,

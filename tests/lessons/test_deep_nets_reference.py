@@ -74,3 +74,10 @@ def test_chained_backward_calls_every_step() -> None:
     grads = chained_backward(values, np.zeros(1), np.zeros(1, dtype=int), steps)
     assert called[:2] == ["loss", "affine"] and called.count("mean") == 2
     assert {"W1", "b1", "mu1", "z1", "h1", "xc2", "var2"} <= set(grads)
+
+
+def test_dropout_dx_is_zero_where_out_is() -> None:
+    from grader.lessons.deep_nets_reference import dropout_dx
+
+    out, dout = np.array([[0.0, 2.0], [1.5, 0.0]]), np.array([[1.0, 2.0], [3.0, 4.0]])
+    assert np.array_equal(dropout_dx(out, dout, 0.5), [[0.0, 4.0], [6.0, 0.0]])
