@@ -66,3 +66,33 @@ def test_torch_temporal_affine() -> None:
     assert rel_error(grads["dx"], dout @ w.T) < 1e-12
     assert rel_error(grads["dw"], np.einsum("ntd,ntm->dm", x, dout)) < 1e-12
     assert rel_error(grads["db"], dout.sum(axis=(0, 1))) < 1e-12
+
+
+def test_known_rnn_mistake_names_the_classic_slips() -> None:
+    from grader.lessons.rnn_checks import known_rnn_mistake, rnn_problem, step_problem
+
+    p = rnn_problem(N=2, T=4, D=3, H=5, seed=3)
+    args = [p[k] for k in ("x", "h0", "Wx", "Wh", "b")]
+    assert "step t+1" in known_rnn_mistake("dWh", torch_unrolled(*args, p["dh"], carry=False)["dWh"], p)
+    last_share = torch_unrolled(*args, p["dh"])["steps"]["dWx"][-1]
+    assert "(+=)" in known_rnn_mistake("dWx", last_share, p)
+    assert known_rnn_mistake("dWh", torch_rnn(*args, dh=p["dh"])[1]["dWh"], p) is None
+    q = step_problem(N=2, D=3, H=4, seed=4)
+    wrong = torch_unrolled(q["x"][:, None], q["prev_h"], q["Wx"], q["Wh"], q["b"], q["dnext_h"][:, None],
+                           slope_from_input=True)["dh0"]
+    assert "1 - next_h**2" in known_rnn_mistake("dprev_h", wrong, q)
+
+
+def test_clip_checks_accept_the_right_answer_and_name_per_value_clipping() -> None:
+    import pytest
+
+    from grader import CheckFailed
+    from grader.lessons.rnn_checks import check_clipped, check_total_norm, grads_problem
+
+    grads = grads_problem({"W": (3, 2), "b": (2,)}, norm=4.0, seed=5)
+    check_clipped({k: g * 0.25 for k, g in grads.items()}, grads, factor=0.25, max_norm=1.0)
+    check_total_norm(4.0, 4.0, max_norm=1.0)
+    with pytest.raises(CheckFailed, match="every value"):
+        check_clipped({k: np.clip(g, -1.0, 1.0) for k, g in grads.items()}, grads, factor=0.25, max_norm=1.0)
+    with pytest.raises(CheckFailed, match="before it"):
+        check_total_norm(1.0, 4.0, max_norm=1.0)
