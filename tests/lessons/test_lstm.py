@@ -22,6 +22,7 @@ from grader.lessons.lstm_reference import (
     torch_lstm,
     torch_lstm_step,
     torch_lstm_truncated,
+    truncated_bptt_mistake,
 )
 from grader.lessons.student_calls import NotReady
 
@@ -236,3 +237,16 @@ def test_memory_task() -> None:
     assert result.lstm is None and "lstm_forward" in result.table()
     with pytest.raises(ToolkitInputError):
         train_memory("gru", 3)
+
+
+def test_truncated_bptt_mistake_names_the_reset_cell_and_full_bptt_and_nothing_else():
+    p = lstm_problem(N=2, T=5, D=3, H=2, seed=7)
+    args = [p[k] for k in ("x", "h0", "Wx", "Wh", "b")]
+    h_reset, grads_reset = torch_lstm_truncated(*args, p["dh"], chunk=2, reset_cell=True)
+    h_right, grads_right = torch_lstm_truncated(*args, p["dh"], chunk=2)
+    full = torch_lstm(*args, dh=p["dh"])[1]
+    assert "restarts from zeros" in truncated_bptt_mistake("h", h_reset, p, 2)
+    assert "restarts from zeros" in truncated_bptt_mistake("dWh", grads_reset["dWh"], p, 2)
+    assert "full BPTT" in truncated_bptt_mistake("dWx", full["dWx"], p, 2)
+    assert truncated_bptt_mistake("db", grads_right["db"] + 1.0, p, 2) is None
+    assert truncated_bptt_mistake("h", "not an array", p, 2) is None
