@@ -58,7 +58,13 @@ def huber_hints(pred: np.ndarray, target: np.ndarray, delta: float, dpred: Any) 
                   "squared (the DQN bug). Look again at the slope of the linear piece.")
     elif delta != 1.0 and same(_huber_dpred(err, 1.0)):
         show_hint(f"your dpred switches pieces at 1, but delta = {delta}: use the delta you are given.")
-
+    elif delta != 1.0 and same(np.clip(err / delta, -1.0, 1.0) / M):
+        show_hint("your dpred is lesson 7's slope taken at e / delta, as it is: "
+                  "l_delta(e) = delta² · l_1(e / delta), so the chain rule also brings in "
+                  "the factor delta² in front and the slope 1/delta of e / delta.")
+    elif delta != 1.0 and same(delta**2 * np.clip(err / delta, -1.0, 1.0) / M):
+        show_hint("your dpred is delta² times lesson 7's slope at e / delta: "
+                  "the chain rule through e / delta also multiplies by its slope, 1/delta.")
 
 def softplus_reference_dx(x: Any, upstream: Any = None) -> np.ndarray:
     """dL/dx of L = sum(upstream * softplus(x)) as a float64 array of x's shape (upstream: ones

@@ -277,6 +277,18 @@ MISTAKES = [
         "must_fail": ["test_huber_delta", "test_huber_fit"],
     },
     {
+        # Lesson 7's huber_gradient reused at e / delta without the chain rule's factors
+        # (delta² in front, 1/delta inside): 1/delta times the right dpred, right for delta = 1 only.
+        # Its visible hint (printed, not in the error) is tested in tests/lessons/test_lesson_references.py.
+        "name": "huber: lesson 7's slope at e / delta, not rescaled",
+        "cells": {"huber_loss": _variant(
+            _HUBER,
+            ("dpred = np.clip(error, -delta, delta) / error.size",
+             "dpred = np.clip(error / delta, -1.0, 1.0) / error.size"),
+        )},
+        "must_fail": ["test_huber_delta", "test_huber_fit"],
+    },
+    {
         # The local derivative alone: right when grad_output is all ones (loss.sum()), wrong in
         # any real graph; gradcheck sees it.
         "name": "softplus backward ignores grad_output",

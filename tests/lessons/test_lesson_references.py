@@ -37,6 +37,10 @@ def test_huber_hints_name_the_usual_mistakes_and_stay_silent_for_the_right_gradi
     assert "divided by N" in _hints(capsys, pred, target, 1.0, right * 3)
     assert "DQN bug" in _hints(capsys, pred, target, 1.0, err * (np.abs(err) < 1) / err.size)
     assert "delta = 0.5" in _hints(capsys, pred, target, 0.5, right)
+    at_scaled = np.clip(err / 0.5, -1, 1) / err.size           # lesson 7's slope at e / delta, unscaled
+    assert "lesson 7's slope taken at e / delta" in _hints(capsys, pred, target, 0.5, at_scaled)
+    assert "slope, 1/delta" in _hints(capsys, pred, target, 0.5, 0.25 * at_scaled)
+    assert _hints(capsys, pred, target, 0.5, np.clip(err, -0.5, 0.5) / err.size) == ""
     assert _hints(capsys, pred, target, 1.0, right[:2]) == ""       # another shape: nothing to say
 
 
