@@ -7,6 +7,8 @@ the views and experiments of the lesson.
   under one header. Karpathy's "becoming a backprop ninja" checks each hand-written
   intermediate this way.
 - `show_digits(X, y)`: a row of digits as 8×8 images.
+- `array_passes(backward, dout, cache)`: how many NumPy operations a backward pass runs on whole
+  (N, D) arrays, counted as it runs (a deterministic measure of its work, unlike a timing).
 
 Nothing here implements a graded function. The experiments (`grader.lessons.deep_nets_experiments`)
 and the widget (`grader.lessons.deep_nets_views`) *call* the student's batchnorm functions,
@@ -15,7 +17,7 @@ passed in by the notebook, through `grader.lessons.student_calls`.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -33,6 +35,7 @@ __all__ = [
     "Comparison",
     "DeepNetRun",
     "NotReady",
+    "array_passes",
     "call_student",
     "compare",
     "compare_to_torch",
@@ -141,3 +144,59 @@ def show_digits(X: np.ndarray, y: np.ndarray, count: int = 10) -> Any:
         ax.set_title(str(label), fontsize=10)
         ax.axis("off")
     return fig
+
+
+class _Counted(np.ndarray):
+    """An ndarray that counts the NumPy operations run on it (and on what is computed from it)."""
+
+    tally: dict[str, int] | None = None  # {"full": N * D, "count": ...} while array_passes runs
+
+    def __array_ufunc__(self, ufunc: np.ufunc, method: str, *inputs: Any, out: Any = None,
+                        **kwargs: Any) -> Any:
+        plain = [np.asarray(a) if isinstance(a, _Counted) else a for a in inputs]
+        if out is not None:
+            kwargs["out"] = tuple(np.asarray(o) if isinstance(o, _Counted) else o for o in out)
+        result = getattr(ufunc, method)(*plain, **kwargs)
+        results = result if isinstance(result, tuple) else (result,)
+        tally = _Counted.tally
+        if tally is not None and max(np.size(a) for a in [*plain, *results]) >= tally["full"]:
+            tally["count"] += 1
+        if out is not None:
+            return out[0] if len(out) == 1 else out
+        wrapped = tuple(r.view(_Counted) if isinstance(r, np.ndarray) else r for r in results)
+        return wrapped if isinstance(result, tuple) else wrapped[0]
+
+
+def _counted(obj: Any) -> Any:
+    """obj with every ndarray in it (through dicts, tuples and lists) replaced by a counting copy."""
+    if isinstance(obj, np.ndarray):
+        return np.array(obj).view(_Counted)
+    if isinstance(obj, dict):
+        return {key: _counted(value) for key, value in obj.items()}
+    if isinstance(obj, (tuple, list)):
+        return type(obj)(_counted(value) for value in obj)
+    return obj
+
+
+def array_passes(backward: Callable[..., Any], dout: np.ndarray, cache: Any) -> int:
+    """How many NumPy operations `backward(dout, cache)` runs on whole (N, D) arrays.
+
+    Inputs: backward — e.g. a student's batchnorm_backward; dout — array (N, D); cache — what the
+    matching forward returned (the arrays in a dict, tuple or list are followed).
+    Returns the number of ufunc calls (``*``, ``+``, ``-``, ``/``, ``**``, ``np.sqrt``, ``.sum``,
+    ``.mean``, ...) with an operand or a result of at least N·D entries: each costs about N·D
+    additions or multiplications, while the operations on (D,) statistics, N times cheaper, are
+    not counted. Deterministic, unlike a timing. Operations on arrays the function makes plain
+    again (``np.asarray``) or that are not ufuncs (``np.einsum``) escape the count. Errors raised
+    by `backward` propagate.
+    """
+    dout = np.asarray(dout, dtype=np.float64)
+    if dout.ndim != 2:
+        raise ToolkitInputError(f"array_passes needs dout of shape (N, D), got {fmt_shape(dout.shape)}.")
+    counted_dout, counted_cache = _counted(dout), _counted(cache)
+    _Counted.tally = {"full": dout.size, "count": 0}
+    try:
+        backward(counted_dout, counted_cache)
+        return _Counted.tally["count"]
+    finally:
+        _Counted.tally = None

@@ -11,6 +11,7 @@ from grader.lessons.datasets import digits_split
 from grader.lessons.deep_nets import (
     BatchNormExplorer,
     NotReady,
+    array_passes,
     compare,
     compare_to_torch,
     comparison_table,
@@ -109,6 +110,47 @@ def test_show_digits_draws_labelled_images_and_refuses_other_shapes(data):
     plt.close(fig)
     with pytest.raises(ToolkitInputError, match=r"\(N, 64\)"):
         show_digits(np.zeros((3, 10)), np.zeros(3))
+
+
+def staged_backward(dout, cache):
+    xhat, inv_std, gamma = cache
+    n = dout.shape[0]
+    dxhat = dout * gamma
+    xc = xhat / inv_std
+    dvar = -0.5 * inv_std ** 3 * (dxhat * xc).sum(axis=0)
+    dxc = dxhat * inv_std + dvar * 2.0 * xc / n
+    return dxc - dxc.sum(axis=0) / n, (dout * xhat).sum(axis=0), dout.sum(axis=0)
+
+
+def test_array_passes_counts_the_operations_on_whole_arrays_and_leaves_the_result_alone():
+    rng = np.random.default_rng(0)
+    x, dout = rng.normal(size=(6, 4)), rng.normal(size=(6, 4))
+    _, cache = bn_forward(x, rng.normal(size=4), np.zeros(4), {"mode": "train"})
+    saved = dout.copy()
+    # dgamma: *, sum; dbeta: sum; dx: n * dout, - dbeta, xhat * dgamma, -, * (the (D,) factor not counted)
+    assert array_passes(bn_backward, dout, cache) == 8
+    assert array_passes(staged_backward, dout, cache) > 8
+    assert array_passes(lambda d, c: (d.mean(axis=0), np.sqrt(d ** 2)), dout, cache) == 3
+    assert array_passes(lambda d, c: (c[2] * 2.0, c[1] + 1.0), dout, cache) == 0   # (D,) arrays only
+    assert np.array_equal(dout, saved)
+    assert type(bn_backward(dout, cache)[0]) is np.ndarray
+
+
+def test_array_passes_follows_in_place_updates_and_lets_errors_through():
+    dout = np.ones((3, 2))
+
+    def in_place(d, cache):
+        out = d.copy()
+        out *= 2.0
+        out /= cache["n"]
+        return out
+
+    assert array_passes(in_place, dout, {"n": 3.0}) == 2
+    with pytest.raises(NotImplementedError):
+        array_passes(unfinished, dout, None)
+    with pytest.raises(ToolkitInputError, match="shape"):
+        array_passes(bn_backward, np.ones(3), None)
+    assert array_passes(lambda d, c: d + 1.0, dout, None) == 1   # the tally was reset after the error
 
 
 # ----------------------------------------------------------------------------- the deep network
