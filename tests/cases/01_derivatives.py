@@ -300,6 +300,18 @@ def gradient_check(f, x, dout, dx, h=1e-5):
         "must_fail": ["test_gradient_check"],
     },
     {
+        # 1.5 times the larger of |a| and |b|: symmetric, and 1/3 where a = 2b, but 4/3 where
+        # a = -b; the second calibration point of the brief tells it from |a| + |b|.
+        "name": "gradient check with 1.5 max(|a|, |b|) as the size",
+        "cells": {"gradient_check": '''\
+def gradient_check(f, x, dout, dx, h=1e-5):
+    numeric = numerical_gradient_array(f, x, dout, h)
+    size = np.maximum(1e-8, 1.5 * np.maximum(np.abs(dx), np.abs(numeric)))
+    return float(np.max(np.abs(dx - numeric) / size))
+'''},
+        "must_fail": ["test_gradient_check"],
+    },
+    {
         # An absolute error: depends on the gradient's scale.
         "name": "gradient check with an absolute error",
         "cells": {"gradient_check": '''\
