@@ -72,10 +72,12 @@ def directional_derivative(f, x, y, u, h=1e-5):
     ux, uy = ux / n, uy / n
     return (f(x + h * ux, y + h * uy) - f(x - h * ux, y - h * uy)) / (2 * h)
 ''',
-    # The toolkit's rel_error computes the same verdict.
+    # The same verdict through np.fmax, a float64 copy of dx and .max().
     "gradient_check": '''\
 def gradient_check(f, x, dout, dx, h=1e-5):
-    return rel_error(dx, numerical_gradient_array(f, x, dout, h))
+    b = numerical_gradient_array(f, x, dout, h)
+    a = np.array(dx, dtype=np.float64)
+    return float((np.abs(a - b) / np.fmax(np.abs(a) + np.abs(b), 1e-8)).max())
 ''',
 }
 
@@ -310,6 +312,16 @@ def gradient_check(f, x, dout, dx, h=1e-5):
     return float(np.max(np.abs(dx - numeric) / size))
 '''},
         "must_fail": ["test_gradient_check"],
+    },
+    {
+        # The toolkit's rel_error computes the verdict: the work the exercise asks for, handed over.
+        "name": "gradient check handed to the toolkit's rel_error",
+        "cells": {"gradient_check": '''\
+def gradient_check(f, x, dout, dx, h=1e-5):
+    return rel_error(dx, numerical_gradient_array(f, x, dout, h))
+'''},
+        "must_fail": ["test_gradient_check"],
+        "message": "not to call rel_error",
     },
     {
         # An absolute error: depends on the gradient's scale.
