@@ -314,6 +314,30 @@ def gradient_check(f, x, dout, dx, h=1e-5):
         "must_fail": ["test_gradient_check"],
     },
     {
+        # The toolkit's referee does the loop: float64 conversion, then eval_numerical_gradient_array.
+        "name": "numerical_gradient handed to the toolkit's numerical gradient",
+        "cells": {"numerical_gradient": '''\
+def numerical_gradient(f, x, h=1e-5):
+    x = np.asarray(x, dtype=np.float64)
+    return eval_numerical_gradient_array(lambda z: np.asarray(f(z), dtype=np.float64), x, np.array(1.0), h)
+'''},
+        "must_fail": ["test_numerical_gradient_values", "test_numerical_gradient_restores_x",
+                      "test_numerical_gradient_in_place"],
+        "message": "not to call eval_numerical_gradient_array",
+    },
+    {
+        # The same for arrays: every rule of the brief holds, and none of the loop is the student's.
+        "name": "numerical_gradient_array handed to the toolkit's numerical gradient",
+        "cells": {"numerical_gradient_array": '''\
+def numerical_gradient_array(f, x, dout, h=1e-5):
+    x = np.asarray(x, dtype=np.float64)
+    return eval_numerical_gradient_array(f, x, dout, h)
+'''},
+        "must_fail": ["test_numerical_gradient_array_elementwise", "test_numerical_gradient_array_shapes",
+                      "test_numerical_gradient_array_views"],
+        "message": "not to call eval_numerical_gradient_array",
+    },
+    {
         # The toolkit's rel_error computes the verdict: the work the exercise asks for, handed over.
         "name": "gradient check handed to the toolkit's rel_error",
         "cells": {"gradient_check": '''\
