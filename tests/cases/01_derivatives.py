@@ -338,6 +338,16 @@ def numerical_gradient_array(f, x, dout, h=1e-5):
         "message": "not to call eval_numerical_gradient_array",
     },
     {
+        # Nudged, not derived: the closed form asked for, replaced by lesson 1's own referee.
+        "name": "grad_L by partial_derivatives",
+        "cells": {"grad_L": '''\
+def grad_L(x, y):
+    return partial_derivatives(L, x, y)
+'''},
+        "must_fail": ["test_grad_L_x", "test_grad_L_y"],
+        "message": "not to call partial_derivatives",
+    },
+    {
         # The toolkit's rel_error computes the verdict: the work the exercise asks for, handed over.
         "name": "gradient check handed to the toolkit's rel_error",
         "cells": {"gradient_check": '''\
