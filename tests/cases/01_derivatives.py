@@ -72,10 +72,12 @@ def directional_derivative(f, x, y, u, h=1e-5):
     ux, uy = ux / n, uy / n
     return (f(x + h * ux, y + h * uy) - f(x - h * ux, y - h * uy)) / (2 * h)
 ''',
-    # The toolkit's rel_error computes the same verdict.
+    # The same verdict through np.fmax, a float64 copy of dx and .max().
     "gradient_check": '''\
 def gradient_check(f, x, dout, dx, h=1e-5):
-    return rel_error(dx, numerical_gradient_array(f, x, dout, h))
+    b = numerical_gradient_array(f, x, dout, h)
+    a = np.array(dx, dtype=np.float64)
+    return float((np.abs(a - b) / np.fmax(np.abs(a) + np.abs(b), 1e-8)).max())
 ''',
 }
 
@@ -298,6 +300,62 @@ def gradient_check(f, x, dout, dx, h=1e-5):
     return float(np.mean(np.abs(dx - numeric) / np.maximum(1e-8, np.abs(dx) + np.abs(numeric))))
 '''},
         "must_fail": ["test_gradient_check"],
+    },
+    {
+        # 1.5 times the larger of |a| and |b|: symmetric, and 1/3 where a = 2b, but 4/3 where
+        # a = -b; the second calibration point of the brief tells it from |a| + |b|.
+        "name": "gradient check with 1.5 max(|a|, |b|) as the size",
+        "cells": {"gradient_check": '''\
+def gradient_check(f, x, dout, dx, h=1e-5):
+    numeric = numerical_gradient_array(f, x, dout, h)
+    size = np.maximum(1e-8, 1.5 * np.maximum(np.abs(dx), np.abs(numeric)))
+    return float(np.max(np.abs(dx - numeric) / size))
+'''},
+        "must_fail": ["test_gradient_check"],
+    },
+    {
+        # The toolkit's referee does the loop: float64 conversion, then eval_numerical_gradient_array.
+        "name": "numerical_gradient handed to the toolkit's numerical gradient",
+        "cells": {"numerical_gradient": '''\
+def numerical_gradient(f, x, h=1e-5):
+    x = np.asarray(x, dtype=np.float64)
+    return eval_numerical_gradient_array(lambda z: np.asarray(f(z), dtype=np.float64), x, np.array(1.0), h)
+'''},
+        "must_fail": ["test_numerical_gradient_values", "test_numerical_gradient_restores_x",
+                      "test_numerical_gradient_in_place"],
+        "message": "not to call eval_numerical_gradient_array",
+    },
+    {
+        # The same for arrays: every rule of the brief holds, and none of the loop is the student's.
+        "name": "numerical_gradient_array handed to the toolkit's numerical gradient",
+        "cells": {"numerical_gradient_array": '''\
+def numerical_gradient_array(f, x, dout, h=1e-5):
+    x = np.asarray(x, dtype=np.float64)
+    return eval_numerical_gradient_array(f, x, dout, h)
+'''},
+        "must_fail": ["test_numerical_gradient_array_elementwise", "test_numerical_gradient_array_shapes",
+                      "test_numerical_gradient_array_views"],
+        "message": "not to call eval_numerical_gradient_array",
+    },
+    {
+        # Nudged, not derived: the closed form asked for, replaced by lesson 1's own referee.
+        "name": "grad_L by partial_derivatives",
+        "cells": {"grad_L": '''\
+def grad_L(x, y):
+    return partial_derivatives(L, x, y)
+'''},
+        "must_fail": ["test_grad_L_x", "test_grad_L_y"],
+        "message": "not to call partial_derivatives",
+    },
+    {
+        # The toolkit's rel_error computes the verdict: the work the exercise asks for, handed over.
+        "name": "gradient check handed to the toolkit's rel_error",
+        "cells": {"gradient_check": '''\
+def gradient_check(f, x, dout, dx, h=1e-5):
+    return rel_error(dx, numerical_gradient_array(f, x, dout, h))
+'''},
+        "must_fail": ["test_gradient_check"],
+        "message": "not to call rel_error",
     },
     {
         # An absolute error: depends on the gradient's scale.

@@ -308,4 +308,40 @@ def forward_mode_gradient(x, w, b):
 """},
         "must_fail": ["test_forward_mode_gradient"],
     },
+    {
+        # Measured, not derived: the whole gradient by the setup cell's numerical referee.
+        "name": "neuron backward measured with eval_numerical_gradient",
+        "cells": {"relu_neuron_backward": """\
+def relu_neuron_backward(df, cache):
+    p = np.array([cache["x"], cache["w"], cache["b"]])
+    g = eval_numerical_gradient(lambda q: df * max(0.0, q[1] * q[0] + q[2]), p)
+    return float(g[0]), float(g[1]), float(g[2])
+"""},
+        "must_fail": ["test_relu_neuron_on", "test_relu_neuron_off"],
+        "message": "not to call eval_numerical_gradient",
+    },
+    {
+        # Measured, not derived: each input's slope of L by the notebook's slope helper.
+        "name": "circuit backward measured with slope",
+        "cells": {"circuit_backward": """\
+def circuit_backward(dL, cache):
+    x, y = cache["x"], cache["y"]
+    dx = dL * slope(lambda t: math.tanh(t * y * (t + y)) + t, x)
+    dy = dL * slope(lambda t: math.tanh(x * t * (x + t)) + x, y)
+    return dx, dy
+"""},
+        "must_fail": ["test_circuit_backward_x", "test_circuit_backward_y"],
+        "message": "not to call slope",
+    },
+    {
+        # Measured, not carried: the directional derivative by a nudge along (tx, ty).
+        "name": "tangent measured with slope",
+        "cells": {"circuit_tangent": """\
+def circuit_tangent(x, y, tx, ty):
+    L = circuit_forward(x, y)[0]
+    return L, slope(lambda t: circuit_forward(x + t * tx, y + t * ty)[0], 0.0)
+"""},
+        "must_fail": ["test_circuit_tangent_seeds", "test_circuit_tangent_direction"],
+        "message": "not to call slope",
+    },
 ]
