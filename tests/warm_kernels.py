@@ -35,7 +35,7 @@ import time
 from typing import Any
 
 #: What the fork server imports before it forks: what the lessons' setup cells import, and
-#: torch._dynamo, which torch imports (a second) the first time a FlopCounterMode runs (lesson 12).
+#: torch._dynamo, which torch imports (a second) the first time a FlopCounterMode runs (lesson 13).
 WARM_MODULES = ("numpy", "torch", "torch._dynamo", "matplotlib", "matplotlib.pyplot",
                 "ipykernel.kernelapp")
 #: Environment variables read while those modules import: a kernel asked for with other values

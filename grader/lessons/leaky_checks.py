@@ -1,4 +1,4 @@
-"""Lesson 12's references and hints for its visible checks (Huber loss, softplus), kept out of the
+"""Lesson 13's references and hints for its visible checks (Huber loss, softplus), kept out of the
 notebook so that the check cells a student reads do not spell out the formulas the exercises ask
 them to derive.
 

@@ -19,14 +19,14 @@ LABEXTENSIONS = Path(sys.prefix) / "share" / "jupyter" / "labextensions"
 
 @pytest.mark.parametrize("prefix, lesson", [
     ("5", "05_softmax"), ("05", "05_softmax"), ("softmax", "05_softmax"), ("05_soft", "05_softmax"),
-    ("LSTM", "11_lstm"), (" 12 ", "12_leaky_abstraction"), ("rnn", "10_rnn"),
+    ("LSTM", "11_lstm"), (" 12 ", "12_attention"), ("13", "13_leaky_abstraction"), ("rnn", "10_rnn"),
 ])
 def test_a_lesson_is_found_by_number_or_name(prefix, lesson) -> None:
     assert lab.find_lesson(prefix) == lesson
 
 
 @pytest.mark.parametrize("prefix, says", [("99", "matches no lesson"), ("l", "matches 3 lessons"),
-                                          ("", "matches 12 lessons")])
+                                          ("", "matches 13 lessons")])
 def test_an_unknown_lesson_is_told_what_exists(prefix, says) -> None:
     with pytest.raises(lab.NoSuchLesson) as err:
         lab.find_lesson(prefix)

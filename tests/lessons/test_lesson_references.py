@@ -1,4 +1,4 @@
-"""grader.lessons.leaky_checks (lesson 12) and grader.lessons.steady_variance (lesson 07): the
+"""grader.lessons.leaky_checks (lesson 13) and grader.lessons.steady_variance (lesson 07): the
 references and hints their visible checks read, so that the check cells spell out no formula."""
 
 import numpy as np

@@ -1,4 +1,4 @@
-"""Alternative correct solutions and typical mistakes for course/12_leaky_abstraction.
+"""Alternative correct solutions and typical mistakes for course/13_leaky_abstraction.
 
 Graded by tests/cases/test_corpus.py (in process, on the lesson's contract cut): every
 alternative must score full marks; every mistake must score 0 on exactly the
