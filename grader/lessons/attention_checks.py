@@ -19,7 +19,7 @@ from ..checks import check_close
 from ..errors import CheckFailed
 from ..numgrad import rel_error
 from ..report_lines import show_hint
-from ..trusted import as_array, as_dict, as_items
+from ..trusted import as_array, as_dict, as_items, plain_ndarray
 from .attention_reference import (
     BLOCK_KEYS,
     layernorm_backward,
@@ -36,6 +36,7 @@ __all__ = [
     "check_attention_forward",
     "check_block_backward",
     "check_block_forward",
+    "check_causal_mask",
     "check_gelu_backward",
     "check_gelu_forward",
     "check_mha_backward",
@@ -104,8 +105,6 @@ def _explain(
 ) -> None:
     """Raise `err`, with the hint of the first slip whose value `actual` equals."""
     __tracebackhide__ = True
-    if any(getattr(result, "hint", None) for result in err.results):
-        raise err from None  # the toolkit already named what is wrong
     try:
         mine = as_array(actual, "your value", shape=shape)
     except CheckFailed:
@@ -185,6 +184,19 @@ def check_attention_backward(
         check_close(name, actual, true[name], tol=tol)
     except CheckFailed as err:
         _explain(err, actual, true[name].shape, slips)
+
+
+def check_causal_mask(causal_mask: Callable, T: int) -> None:
+    """Your causal_mask(T) against the lower triangle of a (T, T) boolean array, diagonal included."""
+    __tracebackhide__ = True
+    got = causal_mask(T)
+    plain = plain_ndarray(got)
+    if plain is None or plain.dtype != np.bool_:
+        kind = "nothing numeric" if plain is None else f"an array of {plain.dtype}"
+        raise CheckFailed(f"causal_mask({T}) must return a boolean array (True where attending is "
+                          f"allowed), got {kind}")
+    check_close(f"causal_mask({T})", as_array(plain, f"causal_mask({T})", shape=(T, T)),
+                np.tri(T), kind="value")
 
 
 MHA_INPUTS = ("x", "Wq", "Wk", "Wv", "Wo")
@@ -271,7 +283,7 @@ def check_gelu_forward(gelu_forward: Callable, x: np.ndarray, label: str = "out"
     """Your gelu_forward's out against F.gelu(x, approximate="tanh")."""
     __tracebackhide__ = True
     out = as_items(gelu_forward(x.copy()), "gelu_forward's result", 2, ("out", "cache"))[0]
-    check_close(label, out, torch_gelu(x), kind="value", tol=1e-9)
+    check_close(label, out, torch_gelu(x), kind="value")
 
 
 def check_gelu_backward(
@@ -281,7 +293,8 @@ def check_gelu_backward(
     __tracebackhide__ = True
     out, cache = as_items(gelu_forward(x.copy()), "gelu_forward's result", 2, ("out", "cache"))
     reference, true = torch_gelu(x, dout=dout)
-    forward_first(out, reference, "gelu_forward's out", "GELU (tanh approximation)")
+    # 1 + tanh(u) loses digits for x << 0: correct forms differ by ~1e-8 there (check_gelu_forward's tol)
+    forward_first(out, reference, "gelu_forward's out", "GELU (tanh approximation)", tol=1e-7)
     dx = by_hand(gelu_backward)(dout.copy(), cache)
     c = np.sqrt(2 / np.pi)
     t = np.tanh(c * (x + 0.044715 * x**3))
