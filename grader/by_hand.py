@@ -166,7 +166,9 @@ def count_calls(namespace: MutableMapping[str, Any], name: str) -> Iterator[_Cal
         namespace[name] = original
 
 
-def forward_first(actual: Any, expected: Any, what: str, layer: str, advice: str = "", tol: float = 1e-8) -> None:
+def forward_first(
+    actual: Any, expected: Any, what: str, layer: str, advice: str = "", tol: float = 1e-8
+) -> None:
     """Refuse to grade a backward whose forward is another layer than `layer` (its output `expected`,
     to a relative error `tol`): the backward is checked against the true gradient of `layer`, which
     it cannot match."""

@@ -34,7 +34,8 @@ ALTERNATIVES: dict[str, str] = {}  # every alternative here changes a cache: see
 
 _EQUIVALENT = [
     {
-        "name": "einsum, -1e30 for the mask, the weights recomputed from q and k, the softmax Jacobian written out (equivalent)",
+        "name": "einsum, -1e30 for the mask, the weights recomputed from q and k, the softmax Jacobian "
+        "written out (equivalent)",
         "cells": {
             "attention_forward": """\
 def attention_forward(q, k, v, mask=None):
