@@ -9,7 +9,19 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from grader import ToolkitInputError, eval_numerical_gradient_array, rel_error
+from grader import CheckFailed, ToolkitInputError, eval_numerical_gradient_array, rel_error
+from grader.lessons.attention_checks import (
+    SLIPS,
+    _skipless_dx,
+    check_attention_backward,
+    check_attention_forward,
+    check_block_backward,
+    check_block_forward,
+    check_gelu_backward,
+    check_gelu_forward,
+    check_mha_backward,
+    check_mha_forward,
+)
 from grader.lessons.attention_experiments import attention_weights, cache_memory, residual_reach, scale_sweep
 from grader.lessons.attention_model import Corpus, init_model, model_loss, sample, train, train_torch
 from grader.lessons.attention_reference import (
@@ -267,3 +279,123 @@ def test_the_cache_memory_counts_what_the_forward_keeps():
     kept = cache_memory(keeps_weights, lengths=(32, 64, 128), heads=2, d=4)
     assert np.allclose(kept, [2 * T * T * 8 for T in (32, 64, 128)], rtol=0.05)
     assert np.all(cache_memory(_attention_forward, lengths=(32, 64), heads=2, d=4) < 2 * 32 * 32 * 8)
+
+
+# -- the checks, and the mistakes they name
+def _np_attention(q, k, v, mask=None, scale=None, axis=-1, after=False, invert=False):
+    """Attention with one mistake switched on; the cache keeps what the backward stand-ins read."""
+    s = np.einsum("...td,...sd->...ts", q, k) * (q.shape[-1] ** -0.5 if scale is None else scale)
+    keep = None if mask is None else (~mask if invert else mask)
+    if keep is not None and not after:
+        s = np.where(keep, s, -np.inf)
+    e = np.exp(s - s.max(axis=axis, keepdims=True))
+    w = e / e.sum(axis=axis, keepdims=True)
+    if keep is not None and after:
+        w = np.where(keep, w, 0.0)
+    return w @ v, (q, k, v, w)
+
+
+def _np_attention_backward(dout, cache, sum_term=True, scale=True, transpose=True):
+    q, k, v, w = cache
+    c = q.shape[-1] ** -0.5 if scale else 1.0
+    dw = dout @ np.swapaxes(v, -1, -2)
+    ds = w * (dw - (w * dw).sum(axis=-1, keepdims=True)) if sum_term else w * dw
+    dk = np.swapaxes(ds, -1, -2) @ q if transpose else ds @ q
+    return ds @ k * c, dk * c, np.swapaxes(w, -1, -2) @ dout
+
+
+def _heads(a, H):
+    n, t, d = a.shape
+    return a.reshape(n, t, H, d // H).transpose(0, 2, 1, 3)
+
+
+def _mha_np(x, Wq, Wk, Wv, Wo, H, mask=None, bare=False):
+    split = (lambda a: a.reshape(a.shape[0], H, a.shape[1], -1)) if bare else (lambda a: _heads(a, H))
+    out, cache = _np_attention(split(x @ Wq), split(x @ Wk), split(x @ Wv), mask)
+    concat = out.reshape(x.shape) if bare else out.transpose(0, 2, 1, 3).reshape(x.shape)
+    return concat @ Wo, (x, Wq, Wk, Wv, Wo, H, cache, concat)
+
+
+def _mha_np_backward(dout, cache, paths=3):
+    x, Wq, Wk, Wv, Wo, H, att, concat = cache
+    D = x.shape[-1]
+    dq, dk, dv = _np_attention_backward(_heads(dout @ Wo.T, H), att)
+    merged = [g.transpose(0, 2, 1, 3).reshape(x.shape) for g in (dq, dk, dv)]
+    dx = sum(g @ W.T for g, W in list(zip(merged, (Wq, Wk, Wv), strict=True))[:paths])
+    grads = [x.reshape(-1, D).T @ g.reshape(-1, D) for g in merged]
+    return (dx, *grads, concat.reshape(-1, D).T @ dout.reshape(-1, D))
+
+
+def _gelu_no_cubic_backward(dout, x):
+    c = np.sqrt(2 / np.pi)
+    t = np.tanh(c * (x + 0.044715 * x**3))
+    return dout * (0.5 * (1 + t) + 0.5 * x * (1 - t**2) * c)
+
+
+_ATT = attention_problem((4, 3), S=4, dv=2, seed=11, keep=0.7)
+_ATT["mask"] = (np.arange(4)[:, None] + np.arange(4)) % 2 == 0  # inverted, every row still keeps a key
+_MHA = mha_problem(N=2, T=4, D=6, num_heads=2, seed=12)
+_X = np.linspace(-3, 3, 13)
+_BLOCK = block_problem(N=1, T=3, D=4, F_=6, num_heads=2, seed=13)
+_SKIPLESS_DX = _skipless_dx(_BLOCK[0], _BLOCK[1], 2, _BLOCK[2], x_skip=False, h_skip=True)
+
+
+def _gelu_np_forward(x):
+    return 0.5 * x * (1 + np.tanh(np.sqrt(2 / np.pi) * (x + 0.044715 * x**3))), x
+
+
+def _gelu_np_backward(dout, x):
+    c = np.sqrt(2 / np.pi)
+    t = np.tanh(c * (x + 0.044715 * x**3))
+    return dout * (0.5 * (1 + t) + 0.5 * x * (1 - t**2) * c * (1 + 3 * 0.044715 * x**2))
+
+POSITIVE = [
+    ("attention-no-scale", lambda: check_attention_forward(lambda q, k, v, m=None: _np_attention(q, k, v, m, 1.0), _ATT)),
+    ("attention-scale-d", lambda: check_attention_forward(lambda q, k, v, m=None: _np_attention(q, k, v, m, 1 / 3), _ATT)),
+    ("attention-softmax-queries",
+     lambda: check_attention_forward(lambda q, k, v, m=None: _np_attention(q, k, v, m, axis=-2), _ATT)),
+    ("attention-mask-after-softmax",
+     lambda: check_attention_forward(lambda q, k, v, m=None: _np_attention(q, k, v, m, after=True), _ATT)),
+    ("attention-mask-inverted",
+     lambda: check_attention_forward(lambda q, k, v, m=None: _np_attention(q, k, v, m, invert=True), _ATT)),
+    ("attention-softmax-sum-term", lambda: check_attention_backward(
+        "dq", _np_attention, lambda d, c: _np_attention_backward(d, c, sum_term=False), _ATT)),
+    ("attention-backward-scale", lambda: check_attention_backward(
+        "dk", _np_attention, lambda d, c: _np_attention_backward(d, c, scale=False), _ATT)),
+    ("attention-no-transpose", lambda: check_attention_backward(
+        "dk", _np_attention, lambda d, c: _np_attention_backward(d, c, transpose=False), _ATT)),
+    ("mha-bare-reshape", lambda: check_mha_forward(
+        lambda *a, **k: _mha_np(*a, **k, bare=True), _MHA)),
+    ("mha-one-path", lambda: check_mha_backward(
+        "dx", _mha_np, lambda d, c: _mha_np_backward(d, c, paths=1), _MHA)),
+    ("gelu-no-cubic", lambda: check_gelu_backward(_gelu_np_forward, _gelu_no_cubic_backward, _X, np.ones_like(_X))),
+    ("block-no-residual-grad", lambda: check_block_backward(
+        ("dx",), _block_forward, lambda d, c: (_SKIPLESS_DX, {}), _BLOCK[0], _BLOCK[1], 2, _BLOCK[2])),
+]
+
+
+@pytest.mark.parametrize("code, run", POSITIVE, ids=[p[0] for p in POSITIVE])
+def test_each_mistake_is_named(code, run, capsys):
+    with pytest.raises(CheckFailed) as failure:
+        run()
+    assert SLIPS[code] in str(failure.value)
+    assert f"[{code}]" in capsys.readouterr().out
+
+
+def test_right_answers_pass_every_check(capsys):
+    check_attention_forward(_np_attention, _ATT)
+    for name in ("dq", "dk", "dv"):
+        check_attention_backward(name, _np_attention, _np_attention_backward, _ATT)
+    check_mha_forward(_mha_np, _MHA)
+    for name in ("dx", "dWq", "dWk", "dWv", "dWo"):
+        check_mha_backward(name, _mha_np, _mha_np_backward, _MHA)
+    check_gelu_forward(_gelu_np_forward, _X)
+    check_gelu_backward(_gelu_np_forward, _gelu_np_backward, _X, np.ones_like(_X))
+    check_block_forward(_block_forward, _BLOCK[0], _BLOCK[1], 2)  # the block's backward: tests/cases
+    assert "✗" not in capsys.readouterr().out
+
+
+def test_a_forward_that_is_not_attention_is_refused_before_its_backward():
+    with pytest.raises(CheckFailed, match="fix it first"):
+        check_attention_backward("dq", lambda q, k, v, m=None: _np_attention(q, k, v, m, 1.0),
+                                 _np_attention_backward, _ATT)
