@@ -349,28 +349,61 @@ def _gelu_np_backward(dout, x):
     t = np.tanh(c * (x + 0.044715 * x**3))
     return dout * (0.5 * (1 + t) + 0.5 * x * (1 - t**2) * c * (1 + 3 * 0.044715 * x**2))
 
+
 POSITIVE = [
-    ("attention-no-scale", lambda: check_attention_forward(lambda q, k, v, m=None: _np_attention(q, k, v, m, 1.0), _ATT)),
-    ("attention-scale-d", lambda: check_attention_forward(lambda q, k, v, m=None: _np_attention(q, k, v, m, 1 / 3), _ATT)),
-    ("attention-softmax-queries",
-     lambda: check_attention_forward(lambda q, k, v, m=None: _np_attention(q, k, v, m, axis=-2), _ATT)),
-    ("attention-mask-after-softmax",
-     lambda: check_attention_forward(lambda q, k, v, m=None: _np_attention(q, k, v, m, after=True), _ATT)),
-    ("attention-mask-inverted",
-     lambda: check_attention_forward(lambda q, k, v, m=None: _np_attention(q, k, v, m, invert=True), _ATT)),
-    ("attention-softmax-sum-term", lambda: check_attention_backward(
-        "dq", _np_attention, lambda d, c: _np_attention_backward(d, c, sum_term=False), _ATT)),
-    ("attention-backward-scale", lambda: check_attention_backward(
-        "dk", _np_attention, lambda d, c: _np_attention_backward(d, c, scale=False), _ATT)),
-    ("attention-no-transpose", lambda: check_attention_backward(
-        "dk", _np_attention, lambda d, c: _np_attention_backward(d, c, transpose=False), _ATT)),
-    ("mha-bare-reshape", lambda: check_mha_forward(
-        lambda *a, **k: _mha_np(*a, **k, bare=True), _MHA)),
-    ("mha-one-path", lambda: check_mha_backward(
-        "dx", _mha_np, lambda d, c: _mha_np_backward(d, c, paths=1), _MHA)),
-    ("gelu-no-cubic", lambda: check_gelu_backward(_gelu_np_forward, _gelu_no_cubic_backward, _X, np.ones_like(_X))),
-    ("block-no-residual-grad", lambda: check_block_backward(
-        ("dx",), _block_forward, lambda d, c: (_SKIPLESS_DX, {}), _BLOCK[0], _BLOCK[1], 2, _BLOCK[2])),
+    (
+        "attention-no-scale",
+        lambda: check_attention_forward(lambda q, k, v, m=None: _np_attention(q, k, v, m, 1.0), _ATT),
+    ),
+    (
+        "attention-scale-d",
+        lambda: check_attention_forward(lambda q, k, v, m=None: _np_attention(q, k, v, m, 1 / 3), _ATT),
+    ),
+    (
+        "attention-softmax-queries",
+        lambda: check_attention_forward(lambda q, k, v, m=None: _np_attention(q, k, v, m, axis=-2), _ATT),
+    ),
+    (
+        "attention-mask-after-softmax",
+        lambda: check_attention_forward(lambda q, k, v, m=None: _np_attention(q, k, v, m, after=True), _ATT),
+    ),
+    (
+        "attention-mask-inverted",
+        lambda: check_attention_forward(lambda q, k, v, m=None: _np_attention(q, k, v, m, invert=True), _ATT),
+    ),
+    (
+        "attention-softmax-sum-term",
+        lambda: check_attention_backward(
+            "dq", _np_attention, lambda d, c: _np_attention_backward(d, c, sum_term=False), _ATT
+        ),
+    ),
+    (
+        "attention-backward-scale",
+        lambda: check_attention_backward(
+            "dk", _np_attention, lambda d, c: _np_attention_backward(d, c, scale=False), _ATT
+        ),
+    ),
+    (
+        "attention-no-transpose",
+        lambda: check_attention_backward(
+            "dk", _np_attention, lambda d, c: _np_attention_backward(d, c, transpose=False), _ATT
+        ),
+    ),
+    ("mha-bare-reshape", lambda: check_mha_forward(lambda *a, **k: _mha_np(*a, **k, bare=True), _MHA)),
+    (
+        "mha-one-path",
+        lambda: check_mha_backward("dx", _mha_np, lambda d, c: _mha_np_backward(d, c, paths=1), _MHA),
+    ),
+    (
+        "gelu-no-cubic",
+        lambda: check_gelu_backward(_gelu_np_forward, _gelu_no_cubic_backward, _X, np.ones_like(_X)),
+    ),
+    (
+        "block-no-residual-grad",
+        lambda: check_block_backward(
+            ("dx",), _block_forward, lambda d, c: (_SKIPLESS_DX, {}), _BLOCK[0], _BLOCK[1], 2, _BLOCK[2]
+        ),
+    ),
 ]
 
 
@@ -397,5 +430,6 @@ def test_right_answers_pass_every_check(capsys):
 
 def test_a_forward_that_is_not_attention_is_refused_before_its_backward():
     with pytest.raises(CheckFailed, match="fix it first"):
-        check_attention_backward("dq", lambda q, k, v, m=None: _np_attention(q, k, v, m, 1.0),
-                                 _np_attention_backward, _ATT)
+        check_attention_backward(
+            "dq", lambda q, k, v, m=None: _np_attention(q, k, v, m, 1.0), _np_attention_backward, _ATT
+        )
