@@ -9,7 +9,9 @@ Every experiment calls the student's functions, passed in by the notebook, throu
 - `train_conv_net`: a tiny conv net, conv → ReLU → 2×2 max pool → affine → softmax, trained
   with minibatch SGD on the digits, the convolution being the student's;
 - `unit_input_gradient`: ∂out/∂x for one output unit of a stack of convolutions (the receptive
-  field), through the student's forward and backward passes;
+  field), through the student's forward and backward passes; `central_unit` says which unit;
+- `transposed_conv`: the student's dx next to PyTorch's `conv_transpose2d` of dout (the whole
+  map dout -> dx is the transposed convolution);
 - `pool_routing`: the gradient a max pool sends back, through the student's pooling functions.
 
 Conventions (CS231n's): x (N, C, H, W), w (F, C, HH, WW), b (F,), conv_param {"stride", "pad"},
@@ -30,8 +32,8 @@ from .._validate import describe, fmt_shape
 from ..errors import ToolkitInputError
 from .student_calls import NotReady, call_student, for_cell, student_array
 
-__all__ = ["ConvNetRun", "NotReady", "compare_convs", "conv_out_shape", "conv_speed", "pool_routing",
-           "student_conv", "train_conv_net", "unit_input_gradient"]
+__all__ = ["ConvNetRun", "NotReady", "central_unit", "compare_convs", "conv_out_shape", "conv_speed",
+           "pool_routing", "student_conv", "train_conv_net", "transposed_conv", "unit_input_gradient"]
 
 
 def conv_out_shape(x_shape: tuple[int, ...], w_shape: tuple[int, ...], stride: int,
@@ -182,13 +184,15 @@ def _pool2_backward(dout: np.ndarray, is_max: np.ndarray) -> np.ndarray:
 
 @dataclass
 class ConvNetRun:
-    """A training run: losses (per step), train_acc and val_acc (after training), w1 (the filters)."""
+    """A training run: losses (per step), train_acc and val_acc (after training), w1 (the filters
+    after training) and w1_init (the same filters at initialisation)."""
 
     losses: np.ndarray
     train_acc: float
     val_acc: float
     w1: np.ndarray
     seconds: float
+    w1_init: np.ndarray | None = None
 
 
 def _init_net(filters: int, kernel: int, classes: int, rng: np.random.Generator) -> dict[str, np.ndarray]:
@@ -239,6 +243,7 @@ def train_conv_net(conv_forward: Callable, conv_backward: Callable,
     X_train, X_val = X_train.reshape(-1, 1, 8, 8), X_val.reshape(-1, 1, 8, 8)
     rng = np.random.default_rng(seed)
     p = _init_net(filters, kernel, int(max(y_train.max(), y_val.max())) + 1, rng)
+    w1_init = p["w1"].copy()
     velocity = {k: np.zeros_like(v) for k, v in p.items()}
     losses = []
     for _ in range(epochs):
@@ -255,16 +260,35 @@ def train_conv_net(conv_forward: Callable, conv_backward: Callable,
         return float(np.mean(_net_loss(conv, p, X, None, kernel // 2)[0].argmax(axis=1) == y))
 
     return ConvNetRun(np.array(losses), accuracy(X_train, y_train), accuracy(X_val, y_val), p["w1"].copy(),
-                      time.perf_counter() - start)
+                      time.perf_counter() - start, w1_init)
 
 
 # ----------------------------------------------------------------------------- gradients as pictures
 
 
+def central_unit(size: int, kernel: int, stride: int, pad: int, layers: int, out_size: int) -> int:
+    """The row (and column) of the unit of the last layer's map (out_size wide) whose receptive field
+    is centred nearest the middle of the size×size input, for `layers` stacked identical convolutions.
+
+    Unit i of a layer reads the previous map's rows i·stride − pad ... i·stride − pad + kernel − 1,
+    centred on i·stride − pad + (kernel − 1)/2; composing that map `layers` times gives the centre in
+    input pixels. Ties go to the smaller index. With a stride, the middle index (out_size − 1) // 2
+    of the last map can sit far from the middle of the input (the left-over rows are at the end).
+    """
+    def centre(i: float) -> float:
+        for _ in range(layers):
+            i = i * stride - pad + (kernel - 1) / 2
+        return i
+
+    middle = (size - 1) / 2
+    return min(range(out_size), key=lambda i: (abs(centre(i) - middle), i))
+
+
 def unit_input_gradient(conv_forward: Callable, conv_backward: Callable, size: int, kernel: int,
                         stride: int = 1, pad: int = 0, layers: int = 1,
                         in_view: bool = False) -> tuple[np.ndarray, list[tuple]]:
-    """|∂out/∂x| for the centre unit of the last of `layers` stacked 1-channel convolutions.
+    """|∂out/∂x| for the central unit (`central_unit`) of the last of `layers` stacked 1-channel
+    convolutions.
 
     Every kernel is all ones (so the gradient counts the paths from each pixel to the unit),
     biases 0, input size×size. Returns (the (size, size) gradient image, the output shape of
@@ -288,7 +312,8 @@ def unit_input_gradient(conv_forward: Callable, conv_backward: Callable, size: i
         shapes.append(out.shape)
         x = out
     dout = np.zeros(x.shape)
-    dout[0, 0, (x.shape[2] - 1) // 2, (x.shape[3] - 1) // 2] = 1.0
+    unit = central_unit(size, kernel, stride, pad, layers, x.shape[2])
+    dout[0, 0, unit, unit] = 1.0
     for cache, x_shape in reversed(caches):
         dout = conv.bwd(dout, cache, x_shape, w.shape)[0]
     return np.abs(dout[0, 0]), shapes
@@ -330,3 +355,32 @@ def compare_convs(first: tuple[Callable, Callable], second: tuple[Callable, Call
         results.append((out, *conv.bwd(dout, cache, x.shape, w.shape)))
     names = ("out", "dx", "dw", "db")
     return {name: float(rel_error(a, c)) for name, a, c in zip(names, *results, strict=True)}
+
+
+def transposed_conv(conv_forward: Callable, conv_backward: Callable, x: np.ndarray, w: np.ndarray,
+                    b: np.ndarray, conv_param: Mapping[str, int], seed: int = 0) -> dict[str, Any]:
+    """The student's dx next to PyTorch's transposed convolution of dout with the same filters.
+
+    Inputs: the student's convolution (forward, backward); x (N, C, H, W), w (F, C, HH, WW), b (F,),
+    conv_param; dout is seeded. `conv_transpose2d(dout, w, stride, padding, output_padding)` has
+    (H' − 1)·stride − 2·pad + HH + output_padding rows: output_padding is the (H + 2·pad − HH) % stride
+    rows (and columns) no window reached, which it adds as zeros.
+    Returns {"output_padding": (rows, cols), "without": the shape conv_transpose2d gives with
+    output_padding 0, "error": rel_error(student's dx, conv_transpose2d with output_padding)}.
+    Raises NotReady when the student's functions are unfinished or broken.
+    """
+    import torch
+    import torch.nn.functional as F
+
+    from ..numgrad import rel_error
+
+    stride, pad = int(conv_param["stride"]), int(conv_param["pad"])
+    dout = np.random.default_rng(seed).normal(size=conv_out_shape(x.shape, w.shape, stride, pad))
+    conv = student_conv(conv_forward, conv_backward)
+    _, cache = conv.fwd(x, w, b, stride, pad)
+    dx = conv.bwd(dout, cache, x.shape, w.shape)[0]
+    extra = tuple((n + 2 * pad - k) % stride for n, k in zip(x.shape[2:], w.shape[2:], strict=True))
+    dt, wt = torch.from_numpy(dout), torch.from_numpy(w)
+    without = tuple(F.conv_transpose2d(dt, wt, stride=stride, padding=pad).shape)
+    full = F.conv_transpose2d(dt, wt, stride=stride, padding=pad, output_padding=extra).numpy()
+    return {"output_padding": extra, "without": without, "error": float(rel_error(dx, full))}

@@ -18,7 +18,7 @@ import numpy as np
 from matplotlib.figure import Figure
 
 from ..errors import ToolkitInputError
-from .conv_experiments import unit_input_gradient
+from .conv_experiments import central_unit, unit_input_gradient
 from .live_plot import SliderPlot
 from .student_calls import NotReady
 
@@ -87,8 +87,8 @@ def _nonzero_box(image: np.ndarray) -> tuple[int, int, int, int] | None:
 def receptive_field_figure(conv_forward: Callable, conv_backward: Callable, *, size: int = 16,
                            kernel: int = 3, stride: int = 1, pad: int = 0, layers: int = 2,
                            in_view: bool = False) -> Figure:
-    """∂out/∂x of the centre unit of `layers` stacked convolutions (all-ones kernels), on the input grid
-    (in_view: messages worded for a widget)."""
+    """∂out/∂x of the central unit (`central_unit`) of `layers` stacked convolutions (all-ones kernels),
+    on the input grid, the middle of the input marked (in_view: messages worded for a widget)."""
     try:
         image, shapes = unit_input_gradient(conv_forward, conv_backward, size, kernel, stride, pad, layers,
                                             in_view)
@@ -98,10 +98,14 @@ def receptive_field_figure(conv_forward: Callable, conv_backward: Callable, *, s
     ax = fig.subplots()
     box = _nonzero_box(image)
     field = "nothing" if box is None else f"{box[2]}×{box[3]} pixels"
-    grid_image(ax, image, box=box, title=f"|∂out/∂x| of the centre unit of layer {layers}: {field}")
+    last = shapes[-1][2]
+    unit = central_unit(size, kernel, stride, pad, layers, last)
+    grid_image(ax, image, box=box, title=f"|∂out/∂x| of unit ({unit}, {unit}) of layer {layers}'s "
+               f"{last}×{last} map: {field}")
+    ax.plot([(size - 1) / 2], [(size - 1) / 2], "+", color="#d62728", ms=10, mew=1.5)
     maps = " → ".join(f"{s[2]}×{s[3]}" for s in shapes)
-    fig.text(0.5, 0.02, f"input {size}×{size} → {maps}  (kernel {kernel}, stride {stride}, padding {pad})",
-             ha="center", fontsize=9)
+    fig.text(0.5, 0.02, f"input {size}×{size} → {maps}  (kernel {kernel}, stride {stride}, padding {pad}); "
+             "+ the middle of the input", ha="center", fontsize=9)
     return fig
 
 

@@ -18,7 +18,8 @@ from .live_plot import SliderPlot
 from .lstm_models import StudentLSTM, VanillaRNN, init_lstm, init_rnn
 from .student_calls import NotReady, call_student, for_cell
 
-__all__ = ["GradientReach", "cell_path", "draw_reach", "gradient_explorer", "gradient_reach"]
+__all__ = ["GradientReach", "cell_path", "cell_path_reach", "draw_reach", "gradient_explorer",
+           "gradient_reach", "rnn_initialisations"]
 
 #: The demonstrations' sizes: D inputs, H units, one batch of N sequences.
 D, H, N = 8, 32, 4
@@ -115,6 +116,72 @@ def _cell_path(lstm_step_forward: Callable, lstm_step_backward: Callable, T: int
         running = running * forgets[t]
         through[t], product[t] = dc, running.copy()
     return np.array(through), np.array(product)
+
+
+def cell_path_reach(lstm_step_forward: Callable, lstm_step_backward: Callable, T: int = 60,
+                    forget_bias: float = 1.0, seed: int = 0) -> dict[str, float]:
+    """The gradient_reach ratio ‖∂L/∂x_0‖ / ‖∂L/∂x_{T-1}‖ along the cell path alone, with its parts.
+
+    The network, inputs and loss are gradient_reach's (h_0 = c_0 = 0, L = sum(h_{T-1} * g)); the
+    forward pass runs your lstm_step_forward. Backward: the last step gets dnext_h = g; every earlier
+    step gets dnext_h = 0 and only the dprev_c of the step after it (each dprev_h is dropped), so
+    the gradient reaching x_0 has travelled c_{T-1} -> c_{T-2} -> ... -> c_0 only.
+    Returns {"ratio": that ratio, "geometric_f": the geometric mean of the forget gates f_1 ... f_{T-1}
+    over units and examples, "typical": the median over units and examples of their product
+    f_1 ⋯ f_{T-1}, "largest": its largest value}. Raises NotReady (worded for a cell).
+    """
+    _check_length(T)
+    x, g, _ = _problem(T, seed)
+    p = init_lstm(D, H, np.random.default_rng(seed + 1), forget_bias)
+    h, c = np.zeros((N, H)), np.zeros((N, H))
+    caches, forgets = [], []
+    try:
+        for t in range(T):
+            a = x[:, t] @ p["Wx"] + h @ p["Wh"] + p["b"]
+            forgets.append(1.0 / (1.0 + np.exp(-a[:, H:2 * H])))
+            out = call_student(lstm_step_forward, "lstm_step_forward", x[:, t], h, c,
+                               p["Wx"], p["Wh"], p["b"])
+            if not isinstance(out, tuple) or len(out) != 3:
+                raise NotReady("lstm_step_forward should return (next_h, next_c, cache).")
+            h, c, cache = out
+            caches.append(cache)
+        dnext_h, dc, dx = g, np.zeros((N, H)), []
+        for t in reversed(range(T)):
+            out = call_student(lstm_step_backward, "lstm_step_backward", dnext_h, dc, caches[t])
+            if not isinstance(out, tuple) or len(out) != 6:
+                raise NotReady("lstm_step_backward should return (dx, dprev_h, dprev_c, dWx, dWh, db).")
+            dx.append(np.asarray(out[0], dtype=np.float64))
+            dc, dnext_h = np.asarray(out[2], dtype=np.float64), np.zeros((N, H))
+    except NotReady as why:
+        raise NotReady(for_cell(str(why))) from None
+    products = np.prod(np.array(forgets[1:]), axis=0)
+    return {"ratio": float(np.linalg.norm(dx[-1]) / np.linalg.norm(dx[0])),
+            "geometric_f": float(np.exp(np.mean(np.log(np.array(forgets[1:]))))),
+            "typical": float(np.median(products)), "largest": float(products.max())}
+
+
+def rnn_initialisations(T: int = 60, seed: int = 0,
+                        input_scales: tuple[float, ...] = (1.0, 0.25)) -> list[dict[str, float | str]]:
+    """gradient_reach's vanilla-RNN ratio ‖∂L/∂x_0‖ / ‖∂L/∂x_{T-1}‖ for three choices of W_h.
+
+    W_h: "random" (entries of variance 1/H, gradient_reach's), "orthogonal" (the Q of a QR
+    factorisation of a normal matrix) and "identity"; W_x as gradient_reach's, times each of
+    input_scales (smaller inputs keep tanh in its linear part). Returns one dict per (W_h, scale):
+    {"Wh", "input_scale", "ratio", "slope": the mean tanh slope 1 - h_t^2 over every step and unit}.
+    """
+    _check_length(T)
+    x, g, _ = _problem(T, seed)
+    base = init_rnn(D, H, np.random.default_rng(seed + 1))
+    orthogonal = np.linalg.qr(np.random.default_rng(seed + 1).normal(size=(H, H)))[0]
+    rows = []
+    for name, Wh in (("random", base["Wh"]), ("orthogonal", orthogonal), ("identity", np.eye(H))):
+        for scale in input_scales:
+            model = VanillaRNN(dict(base, Wh=Wh, Wx=base["Wx"] * scale))
+            reach = _reach(model, x, g)
+            h, _ = model.forward(x, np.zeros((N, H)))
+            rows.append({"Wh": name, "input_scale": scale, "ratio": float(reach[0] / reach[-1]),
+                         "slope": float(np.mean(1.0 - h ** 2))})
+    return rows
 
 
 def draw_reach(reach: GradientReach) -> Figure:

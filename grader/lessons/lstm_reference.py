@@ -14,7 +14,9 @@ from __future__ import annotations
 import numpy as np
 import torch
 
-from ..errors import ToolkitInputError
+from ..errors import CheckFailed, ToolkitInputError
+from ..numgrad import rel_error
+from ..trusted import as_array
 
 __all__ = [
     "lstm_problem",
@@ -23,6 +25,7 @@ __all__ = [
     "torch_lstm",
     "torch_lstm_step",
     "torch_lstm_truncated",
+    "truncated_bptt_mistake",
 ]
 
 
@@ -140,6 +143,29 @@ def torch_lstm_truncated(x, h0, Wx, Wh, b, dh, chunk, reset_cell=False):
             loss = loss + torch.sum(h * torch.tensor(dh[:, t]))
         loss.backward()                      # the gradients of all chunks add up in .grad
     return np.stack(states, axis=1), _param_grads(cell, "")
+
+
+def truncated_bptt_mistake(name: str, actual, p: dict[str, np.ndarray], chunk: int) -> str | None:
+    """A sentence naming the truncated-BPTT mistake that gives exactly `actual` (the student's h, dWx,
+    dWh or db for the problem p over chunks of `chunk`), or None. Kept here, not in the notebook, so
+    that the check's code does not tell the student the answer before the exercise."""
+    args = [p[k] for k in ("x", "h0", "Wx", "Wh", "b")]
+    try:
+        actual = as_array(actual, f"your {name}")
+    except CheckFailed:
+        return None
+    h_reset, grads_reset = torch_lstm_truncated(*args, p["dh"], chunk=chunk, reset_cell=True)
+    reset = h_reset if name == "h" else grads_reset[name]
+    if actual.shape == reset.shape and rel_error(actual, reset) < 1e-8:
+        return ("your cell state restarts from zeros at every chunk (lstm_forward once per chunk does "
+                "that): carry prev_c across the chunk boundary as well as prev_h.")
+    if name != "h":
+        full = torch_lstm(*args, dh=p["dh"])[1][name]
+        if actual.shape == full.shape and rel_error(actual, full) < 1e-8:
+            return ("your gradients are those of full BPTT: each chunk's backward pass must stop at the "
+                    "chunk's first step (start it from zero dnext_h and dnext_c, drop what its first "
+                    "step returns).")
+    return None
 
 
 def _weights(rng: np.random.Generator, d: int, hidden: int, scale: float) -> dict[str, np.ndarray]:

@@ -31,8 +31,8 @@ from ..errors import ToolkitInputError
 from .student_calls import NotReady, call_student, for_cell, numeric
 
 __all__ = ["DropoutSpec", "NotReady", "Run", "compare_rules", "dropout_comparison", "init_mlp",
-           "learning_rate_sweep", "mlp_loss", "quadratic_paths", "student_step", "train_mlp",
-           "trainable_range"]
+           "learning_rate_sweep", "mlp_loss", "quadratic_paths", "step_sizes", "student_step",
+           "train_mlp", "trainable_range"]
 
 Data = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]  # X_train, y_train, X_val, y_val
 
@@ -260,6 +260,34 @@ def learning_rate_sweep(rules: Mapping[str, tuple[Callable, dict]], learning_rat
         except NotReady as why:
             missing[label] = _why(why)
     return finals, missing
+
+
+def step_sizes(rules: Mapping[str, tuple[Callable, dict]], data: Data, **train: Any
+               ) -> tuple[dict[str, np.ndarray], dict[str, str]]:
+    """(sizes, missing): label -> array (steps,), at every step of train_mlp(rule, ..., **train)
+    the mean over every weight and bias of |next_w - w| / learning_rate (the step in units of
+    the rule's learning rate); missing — label -> why that rule could not run."""
+    sizes, missing = {}, {}
+    for label, (rule, config) in rules.items():
+        name, moved = _name(rule, label), []
+
+        def recording(w, dw, cfg, rule=rule, name=name, moved=moved):
+            next_w, cfg = student_step(rule, name, w, dw, cfg)
+            with np.errstate(all="ignore"):
+                moved.append((float(np.abs(next_w - w).sum()), w.size, float(cfg.get("learning_rate", 1.0))))
+            return next_w, cfg
+
+        try:
+            run = train_mlp(recording, name, config, data, **train)
+        except NotReady as why:
+            missing[label] = _why(why)
+            continue
+        per_param = len(init_mlp(1, 1, 1, 0))
+        rows = np.array(moved).reshape(-1, per_param, 3)
+        steps = len(rows) if run.diverged_at is None else run.diverged_at + 1
+        rows = rows[:steps]
+        sizes[label] = rows[:, :, 0].sum(axis=1) / rows[:, :, 1].sum(axis=1) / rows[:, 0, 2]
+    return sizes, missing
 
 
 def trainable_range(learning_rates: np.ndarray, finals: np.ndarray, threshold: float

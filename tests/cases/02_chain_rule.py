@@ -17,13 +17,13 @@ reads only keys the solution's `circuit_forward` writes.
 ALTERNATIVES = {
     # Numbers worked out on paper and rounded to 4 decimals (and an int for dL_dd).
     "hand_trace": """\
-# The backward pass at x = 0.5, y = 1.4, right to left.
+# The backward pass at x = 1.2, y = 0.5, right to left.
 dL_dd = 1
-dL_dc = 0.2444
-dL_da = 0.4644
-dL_db = 0.1711
-dL_dx = 1.8212
-dL_dy = 0.4033
+dL_dc = 0.4073
+dL_da = 0.6924
+dL_db = 0.2444
+dL_dx = 1.5906
+dL_dy = 1.0753
 """,
     # The gate as a 0/1 factor, recomputing z; returns a numpy array instead of a tuple.
     "relu_neuron_backward": """\
@@ -207,11 +207,11 @@ def circuit_backward(dL, cache):
         "must_fail": ["test_circuit_backward_x", "test_circuit_backward_y"],
     },
     {
-        "name": "hard-coded answer from the hand trace at x=0.5, y=1.4",
+        "name": "hard-coded answer from the hand trace at x=1.2, y=0.5",
         "cells": {
             "circuit_backward": """\
 def circuit_backward(dL, cache):
-    return 1.8212028053161122 * dL, 0.403269234753448 * dL
+    return 1.5905929994870631 * dL, 1.0752865645833425 * dL
 """,
         },
         "must_fail": ["test_circuit_backward_x", "test_circuit_backward_y"],
@@ -285,6 +285,25 @@ def forward_mode_gradient(x, w, b):
         seed[i] = 1.0
         dw[i] = neuron_tangent(x, w, b, seed, 0.0)[1]
     db = neuron_tangent(x, w, b, np.zeros(n), 1.0)[1]
+    return dw, db
+"""},
+        "must_fail": ["test_forward_mode_gradient"],
+    },
+    {
+        "name": "tangent taken from the backward pass",
+        "cells": {"circuit_tangent": """\
+def circuit_tangent(x, y, tx, ty):
+    L, cache = circuit_forward(x, y)
+    dx, dy = circuit_backward(1.0, cache)
+    return L, dx * tx + dy * ty
+"""},
+        "must_fail": ["test_circuit_tangent_seeds", "test_circuit_tangent_direction"],
+    },
+    {
+        "name": "forward mode gradient by PyTorch's backward pass",
+        "cells": {"forward_mode_gradient": """\
+def forward_mode_gradient(x, w, b):
+    _, dw, db = neuron_torch(x, w, b)
     return dw, db
 """},
         "must_fail": ["test_forward_mode_gradient"],

@@ -228,7 +228,8 @@ def sigmoid_backward(dout, cache):
         "cells": {
             "tanh_forward": '''\
 def tanh_forward(x):
-    return np.tanh(x), x
+    z = np.exp(-2.0 * np.abs(x))
+    return np.sign(x) * (1.0 - z) / (1.0 + z), x
 ''',
             "tanh_backward": '''\
 def tanh_backward(dout, cache):
@@ -249,6 +250,17 @@ def tanh_forward(x):
         "must_fail": ["test_tanh_forward"],
     },
     {
+        # Right numbers, but the exercise is the stable formula: the library's tanh is refused.
+        "name": "tanh_forward with np.tanh",
+        "cells": {"tanh_forward": '''\
+def tanh_forward(x):
+    out = np.tanh(x)
+    return out, out
+'''},
+        "must_fail": ["test_tanh_forward"],
+        "message": "no library tanh here",
+    },
+    {
         # Equivalent, not a mistake: both caches hold the input x and the slopes are recomputed
         # from it (stably for the sigmoid, including where it saturates). Must keep full marks:
         # the reference is PyTorch's autograd, which takes the slope from the output.
@@ -266,7 +278,8 @@ def sigmoid_backward(dout, cache):
 ''',
             "tanh_forward": '''\
 def tanh_forward(x):
-    return np.tanh(x), x
+    z = np.exp(-2.0 * np.abs(x))
+    return np.sign(x) * (1.0 - z) / (1.0 + z), x
 ''',
             "tanh_backward": '''\
 def tanh_backward(dout, cache):
@@ -330,6 +343,29 @@ def tanh_from_sigmoid_forward(x):
         "must_fail": ["test_tanh_from_sigmoid_forward", "test_tanh_from_sigmoid_backward"],
     },
     {
+        # np.tanh instead of the sigmoid, with the very cache the sigmoid would have left: the
+        # backward pass still works, the forward skipped the exercise (the check counts the calls).
+        "name": "tanh_from_sigmoid_forward with np.tanh and no sigmoid",
+        "cells": {"tanh_from_sigmoid_forward": """\
+def tanh_from_sigmoid_forward(x):
+    out = np.tanh(x)
+    return out, (out + 1.0) / 2.0
+"""},
+        "must_fail": ["test_tanh_from_sigmoid_forward"],
+        "message": "called sigmoid_forward 0 times",
+    },
+    {
+        # A tanh formula of its own, from the sigmoid's cache: right numbers, no sigmoid_backward.
+        "name": "tanh_from_sigmoid_backward with its own tanh slope",
+        "cells": {"tanh_from_sigmoid_backward": """\
+def tanh_from_sigmoid_backward(dout, cache):
+    t = 2.0 * cache - 1.0
+    return dout * (1.0 - t * t)
+"""},
+        "must_fail": ["test_tanh_from_sigmoid_backward"],
+        "message": "called sigmoid_backward 0 times",
+    },
+    {
         # The ReLU forgotten in both passes: a plain affine layer with a sandwich's name.
         "name": "affine_relu without the ReLU, forward and backward",
         "cells": {
@@ -343,6 +379,28 @@ def affine_relu_backward(dout, cache):
 """,
         },
         "must_fail": ["test_affine_relu_forward", "test_affine_relu_backward"],
+    },
+    {
+        # Right gradients, but the cache holds only the inputs and the backward pass runs both
+        # forward passes again (the brief rules that out: the cache is the exercise).
+        "name": "affine_relu caching its inputs, its backward re-running the forward passes",
+        "cells": {
+            "affine_relu_forward": """\
+def affine_relu_forward(x, w, b):
+    a, _ = affine_forward(x, w, b)
+    out, _ = relu_forward(a)
+    return out, (x, w, b)
+""",
+            "affine_relu_backward": """\
+def affine_relu_backward(dout, cache):
+    x, w, b = cache
+    a, fc_cache = affine_forward(x, w, b)
+    _, relu_cache = relu_forward(a)
+    return affine_backward(relu_backward(dout, relu_cache), fc_cache)
+""",
+        },
+        "must_fail": ["test_affine_relu_backward"],
+        "message": "the forward pass already ran",
     },
     {
         "name": "alternative affine, relu and affine_relu layers (equivalent)",
@@ -381,7 +439,8 @@ def relu_backward(dout, cache):
         "cells": {
             "tanh_forward": """\
 def tanh_forward(x):
-    return np.tanh(x), x
+    z = np.exp(-2.0 * np.abs(x))
+    return np.sign(x) * (1.0 - z) / (1.0 + z), x
 """,
             "tanh_backward": """\
 def tanh_backward(dout, cache):
@@ -421,7 +480,8 @@ def affine_backward(dout, cache):
         "cells": {
             "tanh_forward": """\
 def tanh_forward(x):
-    return np.tanh(x), np.array(x, dtype=float)
+    z = np.exp(-2.0 * np.abs(x))
+    return np.sign(x) * (1.0 - z) / (1.0 + z), np.array(x, dtype=float)
 """,
             "tanh_backward": """\
 def tanh_backward(dout, cache):

@@ -4,13 +4,15 @@ Graded by tests/cases/test_corpus.py (in process, on the lesson's contract cut):
 alternative must score full marks; every mistake must score 0 on exactly the
 cells in `must_fail` and full marks elsewhere.
 
-Graded cells of the steps (section 2 and 8): test_softmax (1), test_softmax_loss (1),
-test_dscores (2), test_out_dW2 (1), test_out_db2 (1), test_out_dh (1), test_relu_backward (1),
-test_first_dW1 (1), test_first_db1 (1), test_l2_penalty (1), test_xor_loss (1), test_xor_grads (2).
-Graded cells of the class: test_init (1), test_scores (2), test_loss (2), test_loss_reg (1),
-test_dW2 (2), test_db2 (1), test_dW1 (2), test_db1 (1), test_reg_grads (2), test_stable (1).
-The class mistakes below are the reference class with one or two lines changed (`_variant`);
-the step mistakes change one line of a step function (`_step`).
+The layers of lessons 4 and 5 are the course's (grader.lessons.layers, imported by a locked cell;
+a student may paste their own in a plain cell, which the contract cut leaves out).
+Graded cells: test_l2_penalty (1); the class: test_init (1), test_scores (2), test_loss (2),
+test_loss_reg (1), test_dW2 (2), test_db2 (1), test_dW1 (2), test_db1 (1), test_reg_grads (2),
+test_stable (1); the training loop: test_train_steps (2), test_train_history (1); XOR:
+test_xor_loss (1), test_xor_grads (2).
+The class mistakes below are an inline NumPy class (no layers, as a student may write it) with one
+or two lines changed (`_variant`), or the instructor's composition of the layers with one line
+changed (`_layered`); the step mistakes change one line of a step function (`_step`).
 """
 
 from tests.nbgrader_harness import edited_solution
@@ -68,40 +70,6 @@ def _variant(*edits: tuple[str, str]) -> str:
 
 # The step functions as a student would write them (markers removed).
 _STEPS = {
-    "softmax": '''\
-def softmax(scores):
-    shifted = scores - np.max(scores, axis=1, keepdims=True)
-    e = np.exp(shifted)
-    return e / e.sum(axis=1, keepdims=True)
-''',
-    "softmax_loss": '''\
-def softmax_loss(scores, y):
-    N = scores.shape[0]
-    shifted = scores - scores.max(axis=1, keepdims=True)
-    log_probs = shifted - np.log(np.exp(shifted).sum(axis=1, keepdims=True))
-    loss = -log_probs[np.arange(N), y].mean()
-    dscores = np.exp(log_probs)
-    dscores[np.arange(N), y] -= 1.0
-    dscores /= N
-    return loss, dscores
-''',
-    "output_layer_backward": '''\
-def output_layer_backward(dscores, h, W2):
-    dW2 = h.T @ dscores
-    db2 = dscores.sum(axis=0)
-    dh = dscores @ W2.T
-    return dh, dW2, db2
-''',
-    "relu_backward": '''\
-def relu_backward(dh, z1):
-    return dh * (z1 > 0)
-''',
-    "first_layer_backward": '''\
-def first_layer_backward(dz1, X):
-    dW1 = X.T @ dz1
-    db1 = dz1.sum(axis=0)
-    return dW1, db1
-''',
     "l2_penalty": '''\
 def l2_penalty(W1, W2, reg):
     penalty = 0.5 * reg * (np.sum(W1 * W1) + np.sum(W2 * W2))
@@ -133,46 +101,6 @@ def _step(gid: str, old: str, new: str) -> dict[str, str]:
 
 
 ALTERNATIVES = {
-    # one row at a time, each shifted by its own maximum.
-    "softmax": '''\
-def softmax(scores):
-    out = np.empty_like(scores, dtype=np.float64)
-    for i, row in enumerate(scores):
-        e = np.exp(row - row.max())
-        out[i] = e / np.sum(e)
-    return out
-''',
-    # the one-hot matrix built explicitly, the loss from np.logaddexp.reduce, returned as a float.
-    "softmax_loss": '''\
-def softmax_loss(scores, y):
-    n, c = scores.shape
-    m = scores.max(axis=1)
-    log_z = m + np.logaddexp.reduce(scores - m[:, None], axis=1)
-    loss = float(np.mean(log_z - scores[np.arange(n), y]))
-    one_hot = np.eye(c)[y]
-    p = np.exp(scores - log_z[:, None])
-    return loss, (p - one_hot) / n
-''',
-    # einsum for the products, the bias gradient as ones @ ds.
-    "output_layer_backward": '''\
-def output_layer_backward(dscores, h, W2):
-    dW2 = np.einsum("nh,nc->hc", h, dscores)
-    db2 = np.ones(dscores.shape[0]) @ dscores
-    dh = np.einsum("nc,hc->nh", dscores, W2)
-    return dh, dW2, db2
-''',
-    # np.where instead of a multiplication by the mask.
-    "relu_backward": '''\
-def relu_backward(dh, z1):
-    return np.where(z1 > 0, dh, 0.0)
-''',
-    # sums of outer products, one example at a time.
-    "first_layer_backward": '''\
-def first_layer_backward(dz1, X):
-    dW1 = sum(np.outer(x, d) for x, d in zip(X, dz1))
-    db1 = np.add.reduce(dz1, axis=0)
-    return dW1, db1
-''',
     # vdot for the squared norms, the gradients as copies scaled in place.
     "l2_penalty": '''\
 def l2_penalty(W1, W2, reg):
@@ -194,6 +122,19 @@ def xor_net_loss(params, X, t):
     dz2 = 2 * err / np.cosh(z2) ** 2
     dz1 = (dz2 @ params["W2"][None, :]) / np.cosh(z1) ** 2
     return loss, {"W1": X.T @ dz1, "b1": dz1.sum(axis=0), "W2": (h.T @ dz2)[:, 0], "b2": dz2.sum(axis=0)}
+''',
+    # a permutation per step, the update in place, the loss kept as it came (a NumPy float).
+    "train": '''\
+def train(net, X, y, learning_rate=1.0, num_iters=2000, batch_size=64, seed=0):
+    rng = np.random.default_rng(seed)
+    history = []
+    for step in range(num_iters):
+        batch = rng.permutation(len(X))[:batch_size]
+        loss, grads = net.loss(X[batch], y[batch])
+        history.append(loss)
+        for name, value in net.params.items():
+            value -= learning_rate * grads[name]
+    return history
 ''',
     # einsum everywhere, module-level helpers in the class cell, a cache dict kept on the
     # instance, rng.normal for the weights, log-sum-exp via np.logaddexp.reduce, the ReLU mask
@@ -403,62 +344,10 @@ MISTAKES = [
     },
     # --- mistakes in the step functions (each fails its own graded cells only)
     {
-        "name": "softmax without the row maximum subtracted",
-        "cells": _step("softmax", "shifted = scores - np.max(scores, axis=1, keepdims=True)",
-                       "shifted = scores"),
-        "must_fail": ["test_softmax"],
-    },
-    {
-        "name": "softmax_loss: the loss summed, not averaged",
-        "cells": _step("softmax_loss", "loss = -log_probs[np.arange(N), y].mean()",
-                       "loss = -log_probs[np.arange(N), y].sum()"),
-        "must_fail": ["test_softmax_loss"],
-    },
-    {
-        "name": "softmax_loss: dscores without the 1/N",
-        "cells": _step("softmax_loss", "    dscores /= N\n", ""),
-        "must_fail": ["test_dscores"],
-    },
-    {
-        "name": "output_layer_backward: dW2 transposed",
-        "cells": _step("output_layer_backward", "dW2 = h.T @ dscores", "dW2 = dscores.T @ h"),
-        "must_fail": ["test_out_dW2"],
-    },
-    {
-        "name": "output_layer_backward: db2 averaged (1/N twice)",
-        "cells": _step("output_layer_backward", "db2 = dscores.sum(axis=0)", "db2 = dscores.mean(axis=0)"),
-        "must_fail": ["test_out_db2"],
-    },
-    {
-        "name": "output_layer_backward: dh from h instead of W2",
-        "cells": _step("output_layer_backward", "dh = dscores @ W2.T", "dh = (dscores @ W2.T) * h"),
-        "must_fail": ["test_out_dh"],
-    },
-    {
-        # slope 1 at exactly 0: right on random data, wrong where z1 == 0
-        "name": "relu_backward passes the gradient at z1 == 0",
-        "cells": _step("relu_backward", "dh * (z1 > 0)", "dh * (z1 >= 0)"),
-        "must_fail": ["test_relu_backward"],
-    },
-    {
-        "name": "relu_backward masks with the sign of dh",
-        "cells": _step("relu_backward", "dh * (z1 > 0)", "dh * (dh > 0)"),
-        "must_fail": ["test_relu_backward"],
-    },
-    {
-        "name": "first_layer_backward: dW1 divided by N again",
-        "cells": _step("first_layer_backward", "dW1 = X.T @ dz1", "dW1 = X.T @ dz1 / dz1.shape[0]"),
-        "must_fail": ["test_first_dW1"],
-    },
-    {
-        "name": "first_layer_backward: db1 summed over the units",
-        "cells": _step("first_layer_backward", "db1 = dz1.sum(axis=0)", "db1 = dz1.sum(axis=1)"),
-        "must_fail": ["test_first_db1"],
-    },
-    {
+        # TwoLayerNet calls l2_penalty, so its regularised gradients are wrong too.
         "name": "l2_penalty: the gradient with a factor 2",
         "cells": _step("l2_penalty", "dW1 = reg * W1", "dW1 = 2 * reg * W1"),
-        "must_fail": ["test_l2_penalty"],
+        "must_fail": ["test_l2_penalty", "test_reg_grads"],
     },
     {
         "name": "xor_net_loss: the output tanh's slope forgotten",
@@ -478,15 +367,11 @@ MISTAKES += [
     {
         "name": "TwoLayerNet.loss with its gradients from Tensor.backward",
         "cells": edited_solution("06_two_layer_net", "two_layer_net", (
-            '''        dscores = np.exp(log_probs)           # p, (N, C)
-        dscores[np.arange(N), y] -= 1.0       # p - Y
-        dscores /= N                          # the 1/N of the mean, once
-        grads["W2"] = h.T @ dscores + self.reg * W2
-        grads["b2"] = dscores.sum(axis=0)
-        dh = dscores @ W2.T                   # (N, H)
-        dz1 = dh * (z1 > 0)                   # (N, H)
-        grads["W1"] = X.T @ dz1 + self.reg * W1
-        grads["b1"] = dz1.sum(axis=0)''',
+            '''        dh, dW2, grads["b2"] = affine_backward(dscores, fc2_cache)
+        dz1 = relu_backward(dh, relu_cache)
+        _, dW1, grads["b1"] = affine_backward(dz1, fc1_cache)
+        grads["W2"] = dW2 + dW2_reg                       # two nodes use W2: their gradients add
+        grads["W1"] = dW1 + dW1_reg''',
             '''        t = {k: torch.tensor(v, requires_grad=True) for k, v in self.params.items()}
         out = torch.relu(torch.from_numpy(X) @ t["W1"] + t["b1"]) @ t["W2"] + t["b2"]
         total = torch.nn.functional.cross_entropy(out, torch.as_tensor(y))
@@ -495,5 +380,86 @@ MISTAKES += [
         "must_fail": ["test_loss", "test_loss_reg", "test_dW2", "test_db2", "test_dW1", "test_db1",
                       "test_reg_grads", "test_stable"],
         "message": "autograd is the referee here",
+    },
+]
+
+
+def _layered(old: str, new: str) -> dict[str, str]:
+    """The instructor's TwoLayerNet (a composition of the layers) with the fragment `old` replaced."""
+    return edited_solution("06_two_layer_net", "two_layer_net", (old, new))
+
+
+def _train(old: str, new: str) -> dict[str, str]:
+    """The instructor's train with the fragment `old` replaced."""
+    return edited_solution("06_two_layer_net", "train", (old, new))
+
+
+MISTAKES += [
+    {
+        # The inline class of _REFERENCE: no layers at all, also correct.
+        "name": "TwoLayerNet written inline, without the layers (equivalent)",
+        "cells": {"two_layer_net": _REFERENCE},
+        "must_fail": [],
+    },
+    {
+        # W1's second use forgotten: the penalty's gradient added to dW2 only.
+        "name": "composition: the penalty's gradient not added to dW1",
+        "cells": _layered('grads["W1"] = dW1 + dW1_reg', 'grads["W1"] = dW1'),
+        "must_fail": ["test_reg_grads"],
+    },
+    {
+        # The ReLU's backward skipped: dh goes straight into the first layer.
+        "name": "composition: relu_backward skipped",
+        "cells": _layered('_, dW1, grads["b1"] = affine_backward(dz1, fc1_cache)',
+                          '_, dW1, grads["b1"] = affine_backward(dh, fc1_cache)'),
+        "must_fail": ["test_dW1", "test_db1"],
+    },
+    {
+        # softmax_loss's ds already carries the 1/N of the mean.
+        "name": "composition: dscores divided by N again",
+        "cells": _layered("data_loss, dscores = softmax_loss(scores, y)",
+                          "data_loss, dscores = softmax_loss(scores, y)\n        dscores = dscores / len(X)"),
+        "must_fail": ["test_dW2", "test_db2", "test_dW1", "test_db1"],
+    },
+    {
+        # Uphill: the step goes with the gradient.
+        "name": "train: the step goes with the gradient (+)",
+        "cells": _train("net.params[name] - learning_rate * grads[name]",
+                        "net.params[name] + learning_rate * grads[name]"),
+        "must_fail": ["test_train_steps"],
+    },
+    {
+        "name": "train: only the weights are updated, not the biases",
+        "cells": _train("for name in net.params:", 'for name in ["W1", "W2"]:'),
+        "must_fail": ["test_train_steps"],
+    },
+    {
+        # The generator re-seeded inside the loop: the same mini-batch at every step.
+        "name": "train: the same mini-batch every step",
+        "cells": _train("        batch = rng.choice(", "        batch = np.random.default_rng(seed).choice("),
+        "must_fail": ["test_train_steps"],
+    },
+    {
+        # Drawn with replacement: a batch may hold an example twice.
+        "name": "train: mini-batches drawn with replacement",
+        "cells": _train("rng.choice(X.shape[0], size=batch_size, replace=False)",
+                        "rng.integers(0, X.shape[0], size=batch_size)"),
+        "must_fail": ["test_train_steps"],
+    },
+    {
+        # numpy's global generator: not reproducible from the seed.
+        "name": "train: mini-batches from np.random, not from rng",
+        "cells": _train("rng.choice(X.shape[0], size=batch_size, replace=False)",
+                        "np.random.choice(X.shape[0], size=batch_size, replace=False)"),
+        "must_fail": ["test_train_steps"],
+    },
+    {
+        # The loss of each step asked for a second time, after the update.
+        "name": "train: the loss recorded after the update (two calls per step)",
+        "cells": _train("            net.params[name] = net.params[name] - learning_rate * grads[name]"
+                        "   # downhill: against the gradient\n",
+                        "            net.params[name] = net.params[name] - learning_rate * grads[name]\n"
+                        "        history[-1] = float(net.loss(X[batch], y[batch])[0])\n"),
+        "must_fail": ["test_train_steps", "test_train_history"],
     },
 ]

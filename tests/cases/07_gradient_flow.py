@@ -5,8 +5,8 @@ alternative must score full marks; every mistake must score 0 on exactly the
 cells in `must_fail` and full marks elsewhere.
 
 Graded cells: test_layer_gradient_norms_tanh (2), test_layer_gradient_norms_activations (2),
-test_layer_gradient_norms_residual (2), test_xavier_init_variance (2), test_xavier_init_rng (1),
-test_he_init_variance (2), test_he_init_rng (1), test_dead_fraction (2),
+test_layer_gradient_norms_residual (2), test_steady_variances (2), test_xavier_init_variance (2),
+test_xavier_init_rng (1), test_he_init_variance (2), test_he_init_rng (1), test_dead_fraction (2),
 test_dead_fraction_zeros (1); the steps test_layer_backward_dw (1), test_layer_backward_dh (1),
 test_residual_layer_backward (1), test_centring_biases (1), test_layer_jacobian (1),
 test_clipped_square_gradient (1), test_huber_gradient (1), test_carried_gradient_norms (1).
@@ -48,6 +48,10 @@ def dead_fraction(pre_activations):
 
 
 _STEPS = {
+    "steady_variances": '''\
+def steady_variances(fan_in, fan_out):
+    return {"forward": 1.0 / fan_in, "backward": 1.0 / fan_out, "relu_forward": 2.0 / fan_in}
+''',
     "layer_backward": '''\
 def layer_backward(dout, z, h_in, w, activation):
     _, slope = ACTIVATIONS[activation]
@@ -97,6 +101,15 @@ def _step(gid: str, old: str, new: str) -> dict[str, str]:
 
 
 ALTERNATIVES = {
+    # numpy scalars, built key by key, the ReLU factor written as a division by one half.
+    "steady_variances": '''\
+def steady_variances(fan_in, fan_out):
+    out = dict()
+    out["relu_forward"] = np.float64(1) / (0.5 * fan_in)
+    out["backward"] = np.reciprocal(np.float64(fan_out))
+    out["forward"] = np.float64(fan_in) ** -1
+    return out
+''',
     # einsum, the slope looked up inline.
     "layer_backward": '''\
 def layer_backward(dout, z, h_in, w, activation):
@@ -235,6 +248,26 @@ MISTAKES = [
         "cells": {"layer_gradient_norms": _edit(_NORMS, "dh = dh_below + dh if residual else dh_below",
                                                 "dh = dh_below")},
         "must_fail": ["test_layer_gradient_norms_residual"],
+    },
+    # --- steady_variances
+    {
+        # the ReLU layer treated like tanh: half of the mean square lost in every layer
+        "name": "steady_variances: ReLU without the factor 2",
+        "cells": _step("steady_variances", '"relu_forward": 2.0 / fan_in', '"relu_forward": 1.0 / fan_in'),
+        "must_fail": ["test_steady_variances"],
+    },
+    {
+        # the two sums swapped: the forward one runs over the n_in inputs
+        "name": "steady_variances: forward and backward swapped",
+        "cells": _step("steady_variances", '"forward": 1.0 / fan_in, "backward": 1.0 / fan_out',
+                       '"forward": 1.0 / fan_out, "backward": 1.0 / fan_in'),
+        "must_fail": ["test_steady_variances"],
+    },
+    {
+        # Xavier's compromise where the forward condition was asked
+        "name": "steady_variances: Xavier's variance for the forward pass",
+        "cells": _step("steady_variances", '"forward": 1.0 / fan_in', '"forward": 2.0 / (fan_in + fan_out)'),
+        "must_fail": ["test_steady_variances"],
     },
     # --- mistakes in the step functions
     {

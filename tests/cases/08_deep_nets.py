@@ -367,7 +367,28 @@ def sgd_momentum(w, dw, config=None):
             'v = config["momentum"] * v + dw\n    next_w = w - config["learning_rate"] * v')},
         "must_fail": ["optim_sgd_momentum_config"],
     },
+    {
+        # The unrolled sum read as an average: the new gradient weighted by (1 - mu) as in RMSProp's
+        # cache, so every step is a tenth of momentum's.
+        "name": "sgd_momentum: the velocity as an average, (1 - mu) on the new gradient",
+        "cells": {"optim_sgd_momentum": _edit(
+            _MOMENTUM, 'v = config["momentum"] * v - config["learning_rate"] * dw',
+            'v = config["momentum"] * v - (1 - config["momentum"]) * config["learning_rate"] * dw')},
+        "must_fail": ["optim_sgd_momentum_steps", "optim_sgd_momentum_config"],
+    },
     # --- rmsprop
+    {
+        # The recursion without its (1 - rho): the cache sums the squares instead of averaging them.
+        "name": "rmsprop: the newest square not weighted by 1 - rho",
+        "cells": {"optim_rmsprop": _edit(_RMSPROP, '(1 - config["decay_rate"]) * dw ** 2', "dw ** 2")},
+        "must_fail": ["optim_rmsprop_steps", "optim_rmsprop_config"],
+    },
+    {
+        # A fresh cache at every step: every step is lr / sqrt(1 - rho), ten times lr, for ever.
+        "name": "rmsprop: the cache never stored",
+        "cells": {"optim_rmsprop": _edit(_RMSPROP, '    config["cache"] = cache\n', "")},
+        "must_fail": ["optim_rmsprop_steps", "optim_rmsprop_config"],
+    },
     {
         "name": "rmsprop: the cache not square-rooted",
         "cells": {"optim_rmsprop": _edit(_RMSPROP, '(np.sqrt(cache) + config["epsilon"])',
@@ -392,6 +413,12 @@ def sgd_momentum(w, dw, config=None):
         "cells": {"optim_adam": _edit(
             _edit(_ADAM, "m_hat = m / (1 - beta1 ** t)", "m_hat = m"),
             "v_hat = v / (1 - beta2 ** t)", "v_hat = v")},
+        "must_fail": ["optim_adam_steps", "optim_adam_first_step"],
+    },
+    {
+        # Only the first moment corrected: the steps are too small by sqrt(1 - beta2^t) early on.
+        "name": "adam: v not corrected",
+        "cells": {"optim_adam": _edit(_ADAM, "v_hat = v / (1 - beta2 ** t)", "v_hat = v")},
         "must_fail": ["optim_adam_steps", "optim_adam_first_step"],
     },
     {

@@ -245,6 +245,54 @@ def conv_backward_im2col(dout, cache):
         "message": "this exercise asks you not to call conv_",
     },
     {
+        # The work handed to PyTorch's forward convolution, which by_hand lets run: the forward is the
+        # setup's torch_conv, the backward section 2's full convolution computed by torch_conv (dx) and
+        # dw as the correlation of x with the dilated dout, also by torch_conv.
+        "name": "im2col versions that hand the convolutions to torch_conv",
+        "cells": {
+            "conv_forward_im2col": """\
+def conv_forward_im2col(x, w, b, conv_param):
+    return torch_conv(x, w, b, conv_param["stride"], conv_param["pad"]), (x, w, conv_param)
+""",
+            "conv_backward_im2col": """\
+def conv_backward_im2col(dout, cache):
+    x, w, cp = cache
+    s, p = cp["stride"], cp["pad"]
+    N, C, H, W = x.shape
+    F_, _, HH, WW = w.shape
+    _, _, Ho, Wo = dout.shape
+    dil = np.zeros((N, F_, H + 2 * p - HH + 1, W + 2 * p - WW + 1))
+    dil[:, :, ::s, ::s][:, :, :Ho, :Wo] = dout
+    full = np.pad(dil, ((0, 0), (0, 0), (HH - 1, HH - 1), (WW - 1, WW - 1)))
+    dxp = torch_conv(full, w.transpose(1, 0, 2, 3)[:, :, ::-1, ::-1].copy(), np.zeros(C), 1, 0)
+    xp = np.pad(x, ((0, 0), (0, 0), (p, p), (p, p)))
+    dw = torch_conv(xp.transpose(1, 0, 2, 3).copy(), dil.transpose(1, 0, 2, 3).copy(), np.zeros(F_), 1, 0)
+    return dxp[:, :, p:p + H, p:p + W], dw.transpose(1, 0, 2, 3), dout.sum(axis=(0, 2, 3))
+""",
+        },
+        "must_fail": ["test_conv_forward_im2col", "test_conv_im2col_dx", "test_conv_im2col_dw",
+                      "test_conv_im2col_db"],
+        "message": "PyTorch is the referee of the checks, not the answer",
+    },
+    {
+        # The loop exercises handed to PyTorch: the forward is torch_conv, the pool forward torch_pool.
+        "name": "naive forwards that call torch_conv and torch_pool",
+        "cells": {
+            "conv_forward_naive": """\
+def conv_forward_naive(x, w, b, conv_param):
+    return torch_conv(x, w, b, conv_param["stride"], conv_param["pad"]), (x, w, b, conv_param)
+""",
+            "max_pool_forward_naive": """\
+def max_pool_forward_naive(x, pool_param):
+    p = pool_param
+    return torch_pool(x, p["pool_height"], p["pool_width"], p["stride"]), (x, pool_param)
+""",
+        },
+        "must_fail": ["test_conv_forward", "test_conv_backward_dx", "test_conv_backward_dw",
+                      "test_conv_backward_db", "test_max_pool_forward", "test_max_pool_backward"],
+        "message": "PyTorch is the referee of the checks, not the answer",
+    },
+    {
         # cols from np.lib.stride_tricks.sliding_window_view instead of a loop over the offsets.
         "name": "alternative: im2col with sliding_window_view",
         "cells": {"conv_forward_im2col": """\

@@ -357,6 +357,27 @@ def lstm_step_backward(dnext_h, dnext_c, cache):
         "message_cells": _STEP_BACKWARD,
     },
     {
+        # The forward passes handed to the lesson's referees (no autograd, so by_hand alone let them
+        # run: 5 of 23 points). With PyTorch refused inside every graded function, the forwards score
+        # nothing, and neither do the backward cells, which need the student's forward first.
+        "name": "forwards that call torch_lstm_step and torch_lstm",
+        "cells": {
+            "lstm_step_forward": """\
+def lstm_step_forward(x, prev_h, prev_c, Wx, Wh, b):
+    next_h, next_c = torch_lstm_step(x, prev_h, prev_c, Wx, Wh, b)[:2]
+    return next_h, next_c, (x, prev_h, prev_c, Wx, Wh, b)
+""",
+            "lstm_forward": """\
+def lstm_forward(x, h0, Wx, Wh, b):
+    return torch_lstm(x, h0, Wx, Wh, b), (x, h0, Wx, Wh, b)
+""",
+        },
+        "must_fail": _ALL,
+        "message": "PyTorch is the referee of the checks, not the answer",
+        "message_cells": ["test_lstm_step_forward_next_h", "test_lstm_step_forward_next_c",
+                          "test_lstm_forward"],
+    },
+    {
         # Four gate matrices sliced out of Wx and Wh, each gate its own product (equivalent).
         "name": "alternative: lstm_step_forward with four separate gate matrices",
         "cells": {"lstm_step_forward": """\

@@ -17,11 +17,13 @@ from grader.lessons.conv_experiments import (
     NotReady,
     _pool2_backward,
     _pool2_forward,
+    central_unit,
     compare_convs,
     conv_out_shape,
     conv_speed,
     pool_routing,
     train_conv_net,
+    transposed_conv,
     unit_input_gradient,
 )
 from grader.lessons.conv_views import receptive_field_explorer, receptive_field_figure, show_filters
@@ -105,10 +107,28 @@ def test_unit_input_gradient_is_the_receptive_field():
     assert image.max() == 49.0  # 7 × 7 paths to the centre
     image, shapes = unit_input_gradient(conv_forward, conv_backward, 16, 3, 2, 1, 2)
     assert shapes == [(1, 1, 8, 8), (1, 1, 4, 4)]
+    rows, cols = np.nonzero(image)  # unit (2, 2), not the corner-ward (1, 1): its field sits in the middle
+    assert (rows.min(), rows.max(), cols.min(), cols.max()) == (5, 11, 5, 11)
     with pytest.raises(NotReady, match="no longer fits"):
         unit_input_gradient(conv_forward, conv_backward, 8, 5, 1, 0, 3)
     with pytest.raises(NotReady, match="the out of wrong_shape"):
         unit_input_gradient(wrong_shape, conv_backward, 8, 3)
+
+
+def test_central_unit_is_the_one_whose_field_is_centred():
+    assert central_unit(15, 3, 1, 0, 3, 9) == 4  # stride 1: the middle index
+    assert central_unit(16, 3, 1, 0, 3, 10) == 4  # a tie (fields centred on 7 and 8): the smaller index
+    assert central_unit(16, 3, 2, 1, 2, 4) == 2  # field centred on input row 8, (4 - 1) // 2 = 1 on row 4
+
+
+def test_transposed_conv_is_dx_with_the_left_over_columns():
+    rng = np.random.default_rng(0)
+    x, w, b = rng.normal(size=(2, 3, 7, 8)), rng.normal(size=(4, 3, 3, 3)), rng.normal(size=4)
+    result = transposed_conv(conv_forward, conv_backward, x, w, b, {"stride": 2, "pad": 0})
+    assert result["output_padding"] == (0, 1) and result["without"] == (2, 3, 7, 7)
+    assert result["error"] < 1e-12
+    with pytest.raises(NotReady, match="not written yet"):
+        transposed_conv(unfinished, unfinished, x, w, b, {"stride": 2, "pad": 0})
 
 
 def test_pool_routing_counts_the_windows():
@@ -124,6 +144,7 @@ def test_train_conv_net_learns_the_digits():
     data = (X_train[:400], y_train[:400], X_val[:200], y_val[:200])
     run = train_conv_net(conv_forward, conv_backward, data, filters=4, kernel=3, epochs=2, batch=50, lr=0.05)
     assert run.w1.shape == (4, 1, 3, 3) and len(run.losses) == 16
+    assert run.w1_init.shape == run.w1.shape and not np.allclose(run.w1_init, run.w1)
     assert run.losses[-4:].mean() < run.losses[:4].mean() and run.val_acc > 0.3
     with pytest.raises(NotReady, match="not written yet"):
         train_conv_net(unfinished, unfinished, data, epochs=1)

@@ -6,7 +6,14 @@ import numpy as np
 import pytest
 
 from grader import ToolkitInputError, eval_numerical_gradient_array, rel_error
-from grader.lessons.lstm_experiments import cell_path, draw_reach, gradient_explorer, gradient_reach
+from grader.lessons.lstm_experiments import (
+    cell_path,
+    cell_path_reach,
+    draw_reach,
+    gradient_explorer,
+    gradient_reach,
+    rnn_initialisations,
+)
 from grader.lessons.lstm_models import Adam, StudentLSTM, VanillaRNN, init_lstm, init_rnn, softmax_readout
 from grader.lessons.lstm_reference import (
     lstm_problem,
@@ -15,6 +22,7 @@ from grader.lessons.lstm_reference import (
     torch_lstm,
     torch_lstm_step,
     torch_lstm_truncated,
+    truncated_bptt_mistake,
 )
 from grader.lessons.student_calls import NotReady
 
@@ -165,6 +173,25 @@ def test_demonstrations_with_correct_functions() -> None:
     assert draw_reach(reach).axes
 
 
+def test_cell_path_alone_carries_less_than_the_whole_gradient() -> None:
+    fwd, bwd, step_fwd, step_bwd = _lesson_functions()
+    alone = cell_path_reach(step_fwd, step_bwd, T=20, forget_bias=1.0)
+    reach = gradient_reach(fwd, bwd, T=20, forget_bias=1.0)
+    assert alone["ratio"] < reach.lstm[0] / reach.lstm[-1]
+    # spread gates: their geometric mean is below sigma(1), and a typical unit keeps less than the largest
+    assert alone["geometric_f"] < _sigmoid(1.0) and alone["typical"] < alone["largest"]
+    with pytest.raises(NotReady, match="run this cell again"):
+        cell_path_reach(lambda *_: (_ for _ in ()).throw(NotImplementedError()), step_bwd, T=3)
+
+
+def test_rnn_initialisations_cover_three_recurrent_matrices() -> None:
+    rows = rnn_initialisations(T=10, input_scales=(1.0, 0.25))
+    assert [(r["Wh"], r["input_scale"]) for r in rows] == [
+        (name, scale) for name in ("random", "orthogonal", "identity") for scale in (1.0, 0.25)]
+    for big, small in zip(rows[::2], rows[1::2], strict=True):
+        assert 0 < big["slope"] < small["slope"] < 1 and big["ratio"] > 0
+
+
 def test_demonstrations_when_unfinished() -> None:
     def missing(*_):
         raise NotImplementedError
@@ -210,3 +237,16 @@ def test_memory_task() -> None:
     assert result.lstm is None and "lstm_forward" in result.table()
     with pytest.raises(ToolkitInputError):
         train_memory("gru", 3)
+
+
+def test_truncated_bptt_mistake_names_the_reset_cell_and_full_bptt_and_nothing_else():
+    p = lstm_problem(N=2, T=5, D=3, H=2, seed=7)
+    args = [p[k] for k in ("x", "h0", "Wx", "Wh", "b")]
+    h_reset, grads_reset = torch_lstm_truncated(*args, p["dh"], chunk=2, reset_cell=True)
+    h_right, grads_right = torch_lstm_truncated(*args, p["dh"], chunk=2)
+    full = torch_lstm(*args, dh=p["dh"])[1]
+    assert "restarts from zeros" in truncated_bptt_mistake("h", h_reset, p, 2)
+    assert "restarts from zeros" in truncated_bptt_mistake("dWh", grads_reset["dWh"], p, 2)
+    assert "full BPTT" in truncated_bptt_mistake("dWx", full["dWx"], p, 2)
+    assert truncated_bptt_mistake("db", grads_right["db"] + 1.0, p, 2) is None
+    assert truncated_bptt_mistake("h", "not an array", p, 2) is None

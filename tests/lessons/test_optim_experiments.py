@@ -167,3 +167,19 @@ def test_dropout_comparison(digits) -> None:
                                        hidden=16, steps=10, batch=16)
     assert set(runs) == {"without dropout"}
     assert "dropout_forward is not written yet" in missing["with dropout"]
+
+
+def test_step_sizes_measures_the_steps_in_units_of_the_learning_rate(digits) -> None:
+    from grader.lessons.optim_experiments import step_sizes
+
+    rules = {"SGD": (sgd, {"learning_rate": 0.1}), "unfinished": (unfinished, {})}
+    sizes, missing = step_sizes(rules, digits, hidden=8, steps=5, batch=16, seed=0)
+    assert set(sizes) == {"SGD"} and "not written yet" in missing["unfinished"]
+    assert sizes["SGD"].shape == (5,) and np.all(sizes["SGD"] > 0)
+    params = init_mlp(digits[0].shape[1], 8, 10, 0)
+    # plain SGD moves each weight by lr |g|: in units of lr, the mean |g| of the first batch
+    rng = np.random.default_rng([0, 1])
+    idx = rng.integers(0, len(digits[1]), 16)
+    _, grads = mlp_loss(params, digits[0][idx], digits[1][idx])
+    expected = sum(np.abs(g).sum() for g in grads.values()) / sum(g.size for g in grads.values())
+    assert np.isclose(sizes["SGD"][0], expected)

@@ -1,0 +1,73 @@
+"""Lesson 02's visible-check tables (grader.lessons.chain_rule_checks): the expected values are
+the right gradients, and every listed mistake differs from them."""
+
+import math
+
+import numpy as np
+import pytest
+
+from grader.lessons import chain_rule_checks as cr
+
+
+def _far(value, mistakes):
+    return all(abs(value - wrong) > 1e-3 for wrong, _ in mistakes)
+
+
+def test_neuron_steps():
+    for node, up, want in [("df_dz", 1.0, 1.0), ("df_du", 1.0, 1.0), ("df_db", 1.0, 1.0),
+                           ("df_dw", 1.0, 2.0), ("df_dx", 1.0, 3.0)]:
+        expected, mistakes = cr.neuron_step(node, up)
+        assert expected == pytest.approx(want, abs=1e-8)
+        assert mistakes and _far(expected, mistakes)
+
+
+def test_neuron_backward_mistakes_on_and_off():
+    on = cr.neuron_backward_mistakes(0.5, 2.0, 3.0, -4.0)
+    assert _far(1.5, on["dx"]) and _far(1.0, on["dw"]) and _far(0.5, on["db"])
+    off = cr.neuron_backward_mistakes(0.5, -1.0, 3.0, -4.0)
+    assert all(_far(0.0, off[k]) for k in ("dx", "dw", "db"))
+
+
+def test_trace_steps_at_the_hand_trace_point():
+    x, y = 1.2, 0.5
+    a, b = x * y, x + y
+    d = math.tanh(a * b)
+    dc = 1 - d**2
+    da, db = dc * b, dc * a
+    up = {"dL_dd": 1.0, "dL_dc": dc, "dL_da": da, "dL_db": db}
+    for node, want in [("dL_dd", 1.0), ("dL_dc", dc), ("dL_da", da), ("dL_db", db),
+                       ("dL_dx", da * y + db + 1), ("dL_dy", da * x + db)]:
+        expected, mistakes = cr.trace_step(node, x, y, up)
+        assert expected == pytest.approx(want, rel=1e-7)
+        assert _far(expected, mistakes)
+
+
+def test_circuit_tables_against_torch():
+    torch = pytest.importorskip("torch")
+    x, y, dL = -1.2, 0.7, -2.0
+    t = {"x": torch.tensor(x, dtype=torch.float64, requires_grad=True),
+         "y": torch.tensor(y, dtype=torch.float64, requires_grad=True)}
+    t["a"] = t["x"] * t["y"]
+    t["b"] = t["x"] + t["y"]
+    t["c"] = t["a"] * t["b"]
+    t["d"] = torch.tanh(t["c"])
+    t["L"] = t["d"] + t["x"]
+    for v in t.values():
+        v.retain_grad()
+    t["L"].backward(torch.tensor(dL, dtype=torch.float64))
+    values = {k: v.item() for k, v in t.items()}
+    grads = {k: v.grad.item() for k, v in t.items()}
+    for which in ("dx", "dy"):
+        table = cr.circuit_backward_mistakes(which, x, y, dL, values, grads, 123.0, (1.2, 0.5))
+        assert _far(grads[which[1]], table) and len(table) >= 5
+    for which in ("x", "y"):
+        assert _far(grads[which], cr.circuit_tangent_mistakes(which, x, y, grads, values))
+
+
+def test_neuron_tangent_expected():
+    rng = np.random.default_rng(0)
+    x, w, tw = rng.normal(size=4), rng.normal(size=4), rng.normal(size=4)
+    f, tf, mistakes = cr.neuron_tangent_expected(x, w, abs(w @ x) + 0.5, tw, 0.7)
+    assert f > 0 and tf == pytest.approx(tw @ x + 0.7) and _far(tf, mistakes)
+    f, tf, mistakes = cr.neuron_tangent_expected(x, w, -abs(w @ x) - 0.5, tw, 0.7)
+    assert f == 0.0 and tf == 0.0 and _far(tf, mistakes)
