@@ -4,7 +4,8 @@ Every check prints the toolkit's ✓/✗ line (`check_close`). When a value is w
 to 1e-8, what a known mistake gives (`SLIPS`: each recomputed here in NumPy with that one mistake),
 the check shows the hint for it (`show_hint`, code `attention-...`) and raises CheckFailed with it.
 A backward is compared with the true gradient of the layer (PyTorch's autograd), and only once
-the student's forward matches PyTorch (`forward_first`); it runs inside `by_hand`.
+the student's forward matches PyTorch (`forward_first`); it runs inside `by_hand`. Every student
+function runs inside `numpy_only`: PyTorch is the referee here, not the answer.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from .attention_reference import (
     torch_gelu,
     torch_mha,
 )
+from .numpy_only import numpy_only
 
 __all__ = [
     "SLIPS",
@@ -127,7 +129,8 @@ def _attention_out(attention_forward: Callable, p: Mapping[str, Any], copies: bo
     __tracebackhide__ = True
     args = _copies(p, ("q", "k", "v")) if copies else [p["q"], p["k"], p["v"]]
     mask = p.get("mask")
-    result = attention_forward(*args) if mask is None else attention_forward(*args, mask)
+    forward = numpy_only(attention_forward)
+    result = forward(*args) if mask is None else forward(*args, mask)
     return tuple(as_items(result, "attention_forward's result", 2, ("out", "cache")))
 
 
@@ -169,7 +172,10 @@ def check_attention_backward(
     reference, true = torch_attention(q, k, v, mask, dout=dout)
     forward_first(out, reference, "attention_forward's out", "scaled dot-product attention")
     grads = as_items(
-        by_hand(attention_backward)(dout.copy(), cache), "attention_backward's result", 3, ("dq", "dk", "dv")
+        numpy_only(by_hand(attention_backward))(dout.copy(), cache),
+        "attention_backward's result",
+        3,
+        ("dq", "dk", "dv"),
     )
     actual = grads[("dq", "dk", "dv").index(name)]
     scale = 1 / np.sqrt(q.shape[-1])
@@ -193,10 +199,12 @@ def check_causal_mask(causal_mask: Callable, T: int) -> None:
     plain = plain_ndarray(got)
     if plain is None or plain.dtype != np.bool_:
         kind = "nothing numeric" if plain is None else f"an array of {plain.dtype}"
-        raise CheckFailed(f"causal_mask({T}) must return a boolean array (True where attending is "
-                          f"allowed), got {kind}")
-    check_close(f"causal_mask({T})", as_array(plain, f"causal_mask({T})", shape=(T, T)),
-                np.tri(T), kind="value")
+        raise CheckFailed(
+            f"causal_mask({T}) must return a boolean array (True where attending is allowed), got {kind}"
+        )
+    check_close(
+        f"causal_mask({T})", as_array(plain, f"causal_mask({T})", shape=(T, T)), np.tri(T), kind="value"
+    )
 
 
 MHA_INPUTS = ("x", "Wq", "Wk", "Wv", "Wo")
@@ -207,7 +215,8 @@ def _mha_out(mha_forward: Callable, p: Mapping[str, Any]) -> tuple[Any, Any]:
     __tracebackhide__ = True
     mask = p.get("mask")
     args = [*_copies(p, MHA_INPUTS), p["num_heads"]]
-    result = mha_forward(*args) if mask is None else mha_forward(*args, mask)
+    forward = numpy_only(mha_forward)
+    result = forward(*args) if mask is None else forward(*args, mask)
     return tuple(as_items(result, "multihead_attention_forward's result", 2, ("out", "cache")))
 
 
@@ -243,7 +252,10 @@ def check_mha_backward(
     reference, true = torch_mha(*args, p["num_heads"], p.get("mask"), dout=p["dout"])
     forward_first(out, reference, "multihead_attention_forward's out", "nn.MultiheadAttention")
     grads = as_items(
-        by_hand(mha_backward)(p["dout"].copy(), cache), "multihead_attention_backward's result", 5, MHA_GRADS
+        numpy_only(by_hand(mha_backward))(p["dout"].copy(), cache),
+        "multihead_attention_backward's result",
+        5,
+        MHA_GRADS,
     )
     actual = grads[MHA_GRADS.index(name)]
     slips: dict[str, Callable[[], Any]] = {}
@@ -282,7 +294,7 @@ def _one_path_dx(p: Mapping[str, Any]) -> np.ndarray:
 def check_gelu_forward(gelu_forward: Callable, x: np.ndarray, label: str = "out") -> None:
     """Your gelu_forward's out against F.gelu(x, approximate="tanh")."""
     __tracebackhide__ = True
-    out = as_items(gelu_forward(x.copy()), "gelu_forward's result", 2, ("out", "cache"))[0]
+    out = as_items(numpy_only(gelu_forward)(x.copy()), "gelu_forward's result", 2, ("out", "cache"))[0]
     check_close(label, out, torch_gelu(x), kind="value")
 
 
@@ -291,11 +303,11 @@ def check_gelu_backward(
 ) -> None:
     """Your gelu_backward's dx against the true gradient of the tanh-approximated GELU."""
     __tracebackhide__ = True
-    out, cache = as_items(gelu_forward(x.copy()), "gelu_forward's result", 2, ("out", "cache"))
+    out, cache = as_items(numpy_only(gelu_forward)(x.copy()), "gelu_forward's result", 2, ("out", "cache"))
     reference, true = torch_gelu(x, dout=dout)
     # 1 + tanh(u) loses digits for x << 0: correct forms differ by ~1e-8 there (check_gelu_forward's tol)
     forward_first(out, reference, "gelu_forward's out", "GELU (tanh approximation)", tol=1e-7)
-    dx = by_hand(gelu_backward)(dout.copy(), cache)
+    dx = numpy_only(by_hand(gelu_backward))(dout.copy(), cache)
     c = np.sqrt(2 / np.pi)
     t = np.tanh(c * (x + 0.044715 * x**3))
     no_cubic = dout * (0.5 * (1 + t) + 0.5 * x * (1 - t**2) * c)
@@ -309,7 +321,10 @@ def _block_out(block_forward: Callable, x: np.ndarray, params: Mapping[str, np.n
     __tracebackhide__ = True
     copies = {k: v.copy() for k, v in params.items()}
     return as_items(
-        block_forward(x.copy(), copies, heads), "transformer_block_forward's result", 2, ("out", "cache")
+        numpy_only(block_forward)(x.copy(), copies, heads),
+        "transformer_block_forward's result",
+        2,
+        ("out", "cache"),
     )
 
 
@@ -363,7 +378,10 @@ def check_block_backward(
     reference, true_dx, true = torch_block(x, params, heads, dout=dout)
     forward_first(out, reference, "transformer_block_forward's out", "the transformer block")
     dx, grads = as_items(
-        by_hand(block_backward)(dout.copy(), cache), "transformer_block_backward's result", 2, ("dx", "grads")
+        numpy_only(by_hand(block_backward))(dout.copy(), cache),
+        "transformer_block_backward's result",
+        2,
+        ("dx", "grads"),
     )
     for name in names:
         if name == "dx":

@@ -282,7 +282,22 @@ MISTAKES = [
         "message_cells": _BLOCK_BACKWARD,
     },
     {
-        "name": "attention_backward handed to autograd",
+        "name": "attention_forward handed to PyTorch's scaled_dot_product_attention",
+        "cells": {
+            "attention_forward": """\
+def attention_forward(q, k, v, mask=None):
+    m = None if mask is None else torch.tensor(mask)
+    q, k, v = torch.tensor(q), torch.tensor(k), torch.tensor(v)
+    out = torch.nn.functional.scaled_dot_product_attention(q, k, v, attn_mask=m)
+    return out.numpy(), (q.numpy(), k.numpy(), v.numpy(), mask)
+"""
+        },
+        "must_fail": _ATTENTION_ON,
+        "message": "written in NumPy",
+        "message_cells": ["test_attention_forward", "test_attention_forward_mask"],
+    },
+    {
+        "name": "attention_backward handed to autograd (refused as PyTorch, first)",
         "cells": {
             "attention_backward": """\
 def attention_backward(dout, cache):
@@ -296,7 +311,7 @@ def attention_backward(dout, cache):
 """
         },
         "must_fail": [*_ATT_BACKWARD, *_MHA_BACKWARD, *_BLOCK_BACKWARD],
-        "message": "autograd",
+        "message": "PyTorch is the referee",
         "message_cells": _ATT_BACKWARD,
     },
 ]

@@ -337,6 +337,16 @@ _ATT["mask"] = (np.arange(4)[:, None] + np.arange(4)) % 2 == 0  # inverted, ever
 _MHA = mha_problem(N=2, T=4, D=6, num_heads=2, seed=12)
 _X = np.linspace(-3, 3, 13)
 _BLOCK = block_problem(N=1, T=3, D=4, F_=6, num_heads=2, seed=13)
+
+
+def _block_np_forward(x, p, heads):
+    """The block in NumPy (the checks refuse PyTorch inside the student's functions)."""
+    a = layernorm_forward(x, p["ln1_gamma"], p["ln1_beta"])[0]
+    causal = np.tril(np.ones((x.shape[1],) * 2, dtype=bool))
+    h = x + _mha_np(a, p["Wq"], p["Wk"], p["Wv"], p["Wo"], heads, causal)[0]
+    b = layernorm_forward(h, p["ln2_gamma"], p["ln2_beta"])[0]
+    return h + _gelu_np_forward(b @ p["W1"] + p["b1"])[0] @ p["W2"] + p["b2"], None
+
 _SKIPLESS_DX = _skipless_dx(_BLOCK[0], _BLOCK[1], 2, _BLOCK[2], x_skip=False, h_skip=True)
 
 
@@ -401,7 +411,7 @@ POSITIVE = [
     (
         "block-no-residual-grad",
         lambda: check_block_backward(
-            ("dx",), _block_forward, lambda d, c: (_SKIPLESS_DX, {}), _BLOCK[0], _BLOCK[1], 2, _BLOCK[2]
+            ("dx",), _block_np_forward, lambda d, c: (_SKIPLESS_DX, {}), _BLOCK[0], _BLOCK[1], 2, _BLOCK[2]
         ),
     ),
 ]
@@ -424,7 +434,7 @@ def test_right_answers_pass_every_check(capsys):
         check_mha_backward(name, _mha_np, _mha_np_backward, _MHA)
     check_gelu_forward(_gelu_np_forward, _X)
     check_gelu_backward(_gelu_np_forward, _gelu_np_backward, _X, np.ones_like(_X))
-    check_block_forward(_block_forward, _BLOCK[0], _BLOCK[1], 2)  # the block's backward: tests/cases
+    check_block_forward(_block_np_forward, _BLOCK[0], _BLOCK[1], 2)  # the block's backward: tests/cases
     assert "✗" not in capsys.readouterr().out
 
 
@@ -433,3 +443,10 @@ def test_a_forward_that_is_not_attention_is_refused_before_its_backward():
         check_attention_backward(
             "dq", lambda q, k, v, m=None: _np_attention(q, k, v, m, 1.0), _np_attention_backward, _ATT
         )
+
+
+def test_the_checks_refuse_pytorch_inside_a_students_function():
+    with pytest.raises(CheckFailed, match="NumPy"):
+        check_attention_forward(_attention_forward, _ATT)
+    with pytest.raises(CheckFailed, match="NumPy"):
+        check_gelu_forward(_gelu_forward, _X)
