@@ -166,14 +166,17 @@ def count_calls(namespace: MutableMapping[str, Any], name: str) -> Iterator[_Cal
         namespace[name] = original
 
 
-def forward_first(actual: Any, expected: Any, what: str, layer: str, advice: str = "") -> None:
-    """Refuse to grade a backward whose forward is another layer than `layer` (its output `expected`):
-    the backward is checked against the true gradient of `layer`, which it cannot match."""
+def forward_first(
+    actual: Any, expected: Any, what: str, layer: str, advice: str = "", tol: float = 1e-8
+) -> None:
+    """Refuse to grade a backward whose forward is another layer than `layer` (its output `expected`,
+    to a relative error `tol`): the backward is checked against the true gradient of `layer`, which
+    it cannot match."""
     __tracebackhide__ = True
     mine, truth = plain_ndarray(actual), plain_ndarray(expected)
     why = f"(the backward pass is checked against the true gradient of {layer}, not of your forward)"
     if mine is None or mine.shape != truth.shape:
         raise CheckFailed(f"your {what} is not shaped like the output of {layer}, {truth.shape}: fix the "
                           f"forward pass first {why}")
-    if not rel_error(mine.astype(float), truth) <= 1e-8:  # NaN too
+    if not rel_error(mine.astype(float), truth) <= tol:  # NaN too
         raise CheckFailed(f"your {what} does not match {layer}: fix it first {why}.{advice}")

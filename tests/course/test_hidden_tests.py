@@ -19,10 +19,12 @@ import pytest
 import grader
 from grader.instructor.build import assignments
 from grader.instructor.grading.cell_names import python_source
+from grader.lessons import attention_checks
 
 REPO = Path(__file__).resolve().parents[2]
 # The toolkit's checks, and the lessons' own checkers built on them.
-TOOLKIT = {"check_dropout", "check_init_variance"} | set(grader.__all__) - {
+LESSON_CHECKS = {name for name in attention_checks.__all__ if name.startswith("check_")}
+TOOLKIT = {"check_dropout", "check_init_variance", *LESSON_CHECKS} | set(grader.__all__) - {
     "BadReturnValue", "CheckFailed", "CheckResult", "Hint", "HINT_CODES", "ToolkitInputError", "show_hint"}
 
 

@@ -13,6 +13,7 @@ import pytest
 from grader import HINT_CODES, Hint, ToolkitInputError, diagnose
 from grader.hints import is_gradient_name
 from grader.lessons.init_variance import HINT_CODE
+from tests.lessons.test_attention import POSITIVE as ATTENTION_POSITIVE
 from tests.lessons.test_dropout_check import DROPOUT_POSITIVE
 from tests.toolkit.hints.fixtures import (
     DB,
@@ -51,6 +52,7 @@ def _positive_codes() -> set[str]:
     """The codes of every POSITIVE example of tests/toolkit/hints/, and of the lessons' checkers."""
     found = {d[0] for d in DROPOUT_POSITIVE} | {HINT_CODE}  # HINT_CODE: tests/lessons/test_gradient_flow
     found |= {code for code, _ in BY_HAND_POSITIVE}  # tests/toolkit/test_by_hand.py
+    found |= {code for code, _ in ATTENTION_POSITIVE}  # tests/lessons/test_attention.py
     for path in sorted(Path(__file__).parent.glob("test_*.py")):
         module = importlib.import_module(f"tests.toolkit.hints.{path.stem}")
         found |= {p[0] for p in getattr(module, "POSITIVE", [])}

@@ -1,0 +1,317 @@
+"""Alternative correct solutions and typical mistakes for course/12_attention.
+
+Graded by tests/cases/test_corpus.py (in process, on the lesson's contract cut): every
+alternative must score full marks; every mistake must score 0 on exactly the cells in
+`must_fail` and full marks elsewhere.
+
+Graded cells (35 points): test_attention_forward (2), _mask (2), test_causal_mask (1),
+test_attention_backward_dv, _dq, _dk (2 each), test_mha_forward (2), test_mha_backward_dWo,
+_dWv, _dWq, _dWk (1 each), _dx (2), test_gelu_forward (1), test_gelu_backward (2),
+test_block_forward (2), test_block_backward_dx (2), _attention (2), _mlp (2), _norms (1).
+
+The later exercises call the earlier ones (multi-head attention calls attention_forward and
+attention_backward, the block calls all of them), and every backward check first asks that the
+forward match PyTorch: a mistake costs every cell that builds on it, with "fix it first" where a
+forward is off.
+"""
+
+from tests.nbgrader_harness import edited_solution
+
+NAME = "12_attention"
+
+_ATT_BACKWARD = [f"test_attention_backward_{g}" for g in ("dv", "dq", "dk")]
+_MHA_BACKWARD = [f"test_mha_backward_{g}" for g in ("dWo", "dWv", "dWq", "dWk", "dx")]
+_BLOCK_BACKWARD = [f"test_block_backward_{g}" for g in ("dx", "attention", "mlp", "norms")]
+_MHA_AND_BLOCK = ["test_mha_forward", *_MHA_BACKWARD, "test_block_forward", *_BLOCK_BACKWARD]
+_ATTENTION_ON = ["test_attention_forward", "test_attention_forward_mask", *_ATT_BACKWARD, *_MHA_AND_BLOCK]
+
+
+def _edit(grade_id: str, *edits: tuple[str, str]) -> dict[str, str]:
+    return edited_solution(NAME, grade_id, *edits)
+
+
+ALTERNATIVES: dict[str, str] = {}  # every alternative here changes a cache: see the pairs in MISTAKES
+
+_EQUIVALENT = [
+    {
+        "name": "einsum, -1e30 for the mask, the weights recomputed from q and k, the softmax Jacobian "
+        "written out (equivalent)",
+        "cells": {
+            "attention_forward": """\
+def attention_forward(q, k, v, mask=None):
+    scores = np.einsum("...td,...sd->...ts", q, k) / np.sqrt(q.shape[-1])
+    if mask is not None:
+        scores = np.where(mask, scores, -1e30)
+    e = np.exp(scores - scores.max(axis=-1, keepdims=True))
+    out = np.einsum("...ts,...sv->...tv", e / e.sum(axis=-1, keepdims=True), v)
+    return out, {"q": q, "k": k, "v": v, "mask": mask}
+""",
+            "attention_backward": """\
+def attention_backward(dout, cache):
+    q, k, v, mask = cache["q"], cache["k"], cache["v"], cache["mask"]
+    d = q.shape[-1]
+    scores = np.einsum("...td,...sd->...ts", q, k) / np.sqrt(d)
+    if mask is not None:
+        scores = np.where(mask, scores, -1e30)
+    e = np.exp(scores - scores.max(axis=-1, keepdims=True))
+    w = e / e.sum(axis=-1, keepdims=True)
+    dv = np.einsum("...ts,...tv->...sv", w, dout)
+    dw = np.einsum("...tv,...sv->...ts", dout, v)
+    jacobian = np.einsum("...ij,jk->...ijk", w, np.eye(w.shape[-1])) - w[..., :, None] * w[..., None, :]
+    ds = np.einsum("...tj,...tjk->...tk", dw, jacobian)
+    return ds @ k / np.sqrt(d), np.einsum("...ts,...td->...sd", ds, q) / np.sqrt(d), dv
+""",
+        },
+        "must_fail": [],
+    },
+    {
+        "name": "a loop over the heads, a list cache (equivalent)",
+        "cells": {
+            "multihead_attention_forward": """\
+def multihead_attention_forward(x, Wq, Wk, Wv, Wo, num_heads, mask=None):
+    dh = x.shape[-1] // num_heads
+    Q, K, V = x @ Wq, x @ Wk, x @ Wv
+    heads, caches = [], []
+    for h in range(num_heads):
+        cols = slice(h * dh, (h + 1) * dh)
+        out_h, cache_h = attention_forward(Q[..., cols], K[..., cols], V[..., cols], mask)
+        heads.append(out_h)
+        caches.append(cache_h)
+    concat = np.concatenate(heads, axis=-1)
+    return concat @ Wo, [x, Wq, Wk, Wv, Wo, dh, caches, concat]
+""",
+            "multihead_attention_backward": """\
+def multihead_attention_backward(dout, cache):
+    x, Wq, Wk, Wv, Wo, dh, caches, concat = cache
+    D = x.shape[-1]
+    dWo = np.einsum("ntd,nte->de", concat, dout)
+    dconcat = dout @ Wo.T
+    dQ, dK, dV = np.zeros_like(x), np.zeros_like(x), np.zeros_like(x)
+    for h, cache_h in enumerate(caches):
+        cols = slice(h * dh, (h + 1) * dh)
+        dQ[..., cols], dK[..., cols], dV[..., cols] = attention_backward(dconcat[..., cols], cache_h)
+    grads = [np.einsum("ntd,nte->de", x, g) for g in (dQ, dK, dV)]
+    return (dQ @ Wq.T + dK @ Wk.T + dV @ Wv.T, *grads, dWo)
+""",
+        },
+        "must_fail": [],
+    },
+    {
+        "name": "GELU as x·σ(2u), its slope from that form (equivalent)",
+        "cells": {
+            "gelu_forward": """\
+GELU_C = np.sqrt(2 / np.pi)
+
+
+def gelu_forward(x):
+    u = GELU_C * (x + 0.044715 * x**3)
+    s = np.exp(-np.logaddexp(0.0, -2 * u))
+    return x * s, (x, s)
+""",
+            "gelu_backward": """\
+def gelu_backward(dout, cache):
+    x, s = cache
+    du = GELU_C * (1 + 3 * 0.044715 * x**2)
+    return dout * (s + x * 2 * s * (1 - s) * du)
+""",
+        },
+        "must_fail": [],
+    },
+]
+
+MISTAKES = [
+    *_EQUIVALENT,
+    {
+        "name": "scores without the 1/sqrt(d) scale",
+        "cells": _edit("attention_forward", ("/ np.sqrt(d)", "")),
+        "must_fail": _ATTENTION_ON,
+        "message": "sqrt(d)",
+        "message_cells": ["test_attention_forward"],
+    },
+    {
+        "name": "scores divided by d",
+        "cells": _edit("attention_forward", ("/ np.sqrt(d)", "/ d")),
+        "must_fail": _ATTENTION_ON,
+        "message": "1/sqrt(d)",
+        "message_cells": ["test_attention_forward"],
+    },
+    {
+        "name": "softmax over the queries",
+        "cells": _edit(
+            "attention_forward",
+            ("scores.max(axis=-1, keepdims=True)", "scores.max(axis=-2, keepdims=True)"),
+            ("w.sum(axis=-1, keepdims=True)", "w.sum(axis=-2, keepdims=True)"),
+        ),
+        "must_fail": _ATTENTION_ON,
+        "message": "over the queries",
+        "message_cells": ["test_attention_forward"],
+    },
+    {
+        "name": "mask applied after the softmax",
+        "cells": _edit(
+            "attention_forward",
+            ("        scores = np.where(mask, scores, -np.inf)\n", "        pass\n"),
+            (
+                "    out = w @ v\n",
+                "    if mask is not None:\n        w = np.where(mask, w, 0.0)\n    out = w @ v\n",
+            ),
+        ),
+        "must_fail": ["test_attention_forward_mask", *_ATT_BACKWARD, *_MHA_AND_BLOCK],
+        "message": "after the softmax",
+        "message_cells": ["test_attention_forward_mask"],
+    },
+    {
+        "name": "mask read nn.MultiheadAttention's way (True = hidden)",
+        "cells": _edit(
+            "attention_forward", ("np.where(mask, scores, -np.inf)", "np.where(mask, -np.inf, scores)")
+        ),
+        "must_fail": [
+            "test_attention_forward_mask",
+            *_ATT_BACKWARD,
+            "test_mha_forward",
+            *_MHA_BACKWARD,
+            "test_block_forward",
+            *_BLOCK_BACKWARD,
+        ],
+    },
+    {
+        "name": "softmax backward without its weighted-sum term",
+        "cells": _edit(
+            "attention_backward", ("ds = w * (dw - (w * dw).sum(axis=-1, keepdims=True))", "ds = w * dw")
+        ),
+        "must_fail": [
+            "test_attention_backward_dq",
+            "test_attention_backward_dk",
+            "test_mha_backward_dWq",
+            "test_mha_backward_dWk",
+            "test_mha_backward_dx",
+            "test_block_backward_dx",
+            "test_block_backward_attention",
+            "test_block_backward_norms",
+        ],
+        "message": "w * dw",
+        "message_cells": ["test_attention_backward_dq", "test_attention_backward_dk"],
+    },
+    {
+        "name": "dk without the transpose",
+        "cells": _edit("attention_backward", ("dk = np.swapaxes(ds, -1, -2) @ q", "dk = ds @ q")),
+        # with T != S the product does not fit and attention_backward raises: all three cells
+        "must_fail": [
+            *_ATT_BACKWARD,
+            "test_mha_backward_dWk",
+            "test_mha_backward_dx",
+            "test_block_backward_dx",
+            "test_block_backward_attention",
+            "test_block_backward_norms",
+        ],
+    },
+    {
+        "name": "dv without the transpose",
+        "cells": _edit("attention_backward", ("dv = np.swapaxes(w, -1, -2) @ dout", "dv = w @ dout")),
+        "must_fail": [
+            *_ATT_BACKWARD,
+            "test_mha_backward_dWv",
+            "test_mha_backward_dx",
+            "test_block_backward_dx",
+            "test_block_backward_attention",
+            "test_block_backward_norms",
+        ],
+    },
+    {
+        "name": "heads split by a bare reshape",
+        "cells": _edit(
+            "multihead_attention_forward",
+            (
+                "return a.reshape(N, T, num_heads, dh).transpose(0, 2, 1, 3)",
+                "return a.reshape(N, num_heads, T, dh)",
+            ),
+            ("concat = heads.transpose(0, 2, 1, 3).reshape(N, T, D)", "concat = heads.reshape(N, T, D)"),
+        ),
+        "must_fail": _MHA_AND_BLOCK,
+        "message": "bare reshape",
+        "message_cells": ["test_mha_forward"],
+    },
+    {
+        "name": "only the query path reaches dx",
+        "cells": _edit(
+            "multihead_attention_backward", ("dx = dQ @ Wq.T + dK @ Wk.T + dV @ Wv.T", "dx = dQ @ Wq.T")
+        ),
+        "must_fail": ["test_mha_backward_dx", "test_block_backward_dx", "test_block_backward_norms"],
+        "message": "paths add up",
+        "message_cells": ["test_mha_backward_dx"],
+    },
+    {
+        "name": "dWo transposed",
+        "cells": _edit(
+            "multihead_attention_backward",
+            (
+                "dWo = concat.reshape(-1, D).T @ dout.reshape(-1, D)",
+                "dWo = dout.reshape(-1, D).T @ concat.reshape(-1, D)",
+            ),
+        ),
+        "must_fail": ["test_mha_backward_dWo", "test_block_backward_attention"],
+        "message": "transposed",
+        "message_cells": ["test_mha_backward_dWo"],
+    },
+    {
+        "name": "GELU's slope without the cubic term",
+        "cells": _edit("gelu_backward", ("du = GELU_C * (1 + 3 * 0.044715 * x**2)", "du = GELU_C")),
+        "must_fail": ["test_gelu_backward", *_BLOCK_BACKWARD],
+        "message": "cubic",
+        "message_cells": ["test_gelu_backward"],
+    },
+    {
+        "name": "the residual gradient not added to dx",
+        "cells": _edit("transformer_block_backward", ("    dx = dh + dx_ln\n", "    dx = dx_ln\n")),
+        "must_fail": ["test_block_backward_dx"],
+        "message": "skip",
+        "message_cells": ["test_block_backward_dx"],
+    },
+    {
+        "name": "the residual gradient not added to dh",
+        "cells": _edit("transformer_block_backward", ("    dh = dout + db_\n", "    dh = db_\n")),
+        "must_fail": ["test_block_backward_dx", "test_block_backward_attention", "test_block_backward_norms"],
+        "message": "skip",
+        "message_cells": ["test_block_backward_dx"],
+    },
+    {
+        "name": "the causal mask forgotten in the block",
+        "cells": _edit("transformer_block_forward", ("num_heads, causal_mask(T))", "num_heads)")),
+        "must_fail": ["test_block_forward", *_BLOCK_BACKWARD],
+        "message": "fix it first",
+        "message_cells": _BLOCK_BACKWARD,
+    },
+    {
+        "name": "attention_forward handed to PyTorch's scaled_dot_product_attention",
+        "cells": {
+            "attention_forward": """\
+def attention_forward(q, k, v, mask=None):
+    m = None if mask is None else torch.tensor(mask)
+    q, k, v = torch.tensor(q), torch.tensor(k), torch.tensor(v)
+    out = torch.nn.functional.scaled_dot_product_attention(q, k, v, attn_mask=m)
+    return out.numpy(), (q.numpy(), k.numpy(), v.numpy(), mask)
+"""
+        },
+        "must_fail": _ATTENTION_ON,
+        "message": "written in NumPy",
+        "message_cells": ["test_attention_forward", "test_attention_forward_mask"],
+    },
+    {
+        "name": "attention_backward handed to autograd (refused as PyTorch, first)",
+        "cells": {
+            "attention_backward": """\
+def attention_backward(dout, cache):
+    q, k, v, w = cache
+    tq, tk, tv = (torch.tensor(a, requires_grad=True) for a in (q, k, v))
+    scores = tq @ tk.transpose(-1, -2) / np.sqrt(q.shape[-1])
+    scores = scores.masked_fill(torch.tensor(w == 0), float("-inf"))
+    out = torch.softmax(scores, dim=-1) @ tv
+    out.backward(torch.tensor(dout))
+    return tq.grad.numpy(), tk.grad.numpy(), tv.grad.numpy()
+"""
+        },
+        "must_fail": [*_ATT_BACKWARD, *_MHA_BACKWARD, *_BLOCK_BACKWARD],
+        "message": "PyTorch is the referee",
+        "message_cells": _ATT_BACKWARD,
+    },
+]
