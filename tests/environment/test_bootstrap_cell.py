@@ -193,7 +193,7 @@ def test_fresh_environment_gets_the_toolkit_and_nothing_else(tmp_path, site_view
     assert shipped["shapes"] == [[1400, 64], [1400], [397, 64], [397]], "the digits ship"
     assert shipped["texts"] == {name: len(load_text(name)) for name in text_names()}, "the texts ship"
     assert shipped["texts"]["the_long_way_back.txt"] == 2836, "lesson 10's poem ships"
-    assert pip_list(python, tmp_path) - before == {"backprop-course==0.1.0"}
+    assert pip_list(python, tmp_path) - before == {f"backprop-course=={front_ends.VERSION}"}
     assert before - pip_list(python, tmp_path) == set()
 
     second = run_cell(python, cell_installing(str(tmp_path / "does-not-exist.whl")), tmp_path)
