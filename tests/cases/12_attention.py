@@ -313,5 +313,20 @@ def attention_backward(dout, cache):
         "must_fail": [*_ATT_BACKWARD, *_MHA_BACKWARD, *_BLOCK_BACKWARD],
         "message": "PyTorch is the referee",
         "message_cells": _ATT_BACKWARD,
+    },    {
+        "name": "attention_backward handed to the checks' own NumPy reference (refused)",
+        "cells": {
+            "attention_backward": """\
+def attention_backward(dout, cache):
+    from grader.lessons.attention_checks import _attention_grads
+    q, k, v, w = cache
+    mask = w > 0
+    g = _attention_grads(q, k, v, mask, dout, 1 / np.sqrt(q.shape[-1]))
+    return g["dq"], g["dk"], g["dv"]
+"""
+        },
+        "must_fail": [*_ATT_BACKWARD, *_MHA_BACKWARD, *_BLOCK_BACKWARD],
+        "message": "are the referee",
+        "message_cells": _ATT_BACKWARD,
     },
 ]
