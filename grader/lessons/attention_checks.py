@@ -5,21 +5,24 @@ to 1e-8, what a known mistake gives (`SLIPS`: each recomputed here in NumPy with
 the check shows the hint for it (`show_hint`, code `attention-...`) and raises CheckFailed with it.
 A backward is compared with the true gradient of the layer (PyTorch's autograd), and only once
 the student's forward matches PyTorch (`forward_first`); it runs inside `by_hand`. Every student
-function runs inside `numpy_only`: PyTorch is the referee here, not the answer.
+function runs inside `numpy_only` (`_students`): PyTorch is the referee here, not the answer, and so
+are this module's own NumPy recomputations (`_weights`, `_attention_grads`), refused while a
+student's function runs.
 """
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Mapping
 from typing import Any
 
 import numpy as np
 
-from ..by_hand import by_hand, forward_first
+from ..by_hand import ForbiddenCall, by_hand, forward_first
 from ..checks import check_close
 from ..errors import CheckFailed
 from ..numgrad import rel_error
-from ..report_lines import show_hint
+from ..report_lines import emit, fail_line, hint_line, show_hint
 from ..trusted import as_array, as_dict, as_items, plain_ndarray
 from .attention_reference import (
     BLOCK_KEYS,
@@ -73,12 +76,42 @@ SLIPS: dict[str, str] = {
 
 MASKED = -np.inf
 
+#: how many of the student's functions are running now (the references below refuse while > 0)
+_RUNNING = [0]
+REFEREE_MESSAGE = ("this exercise is yours to write: the checks' own NumPy recomputations "
+                   "(grader.lessons.attention_checks) are the referee, not the answer")
+
+
+def _students(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """numpy_only(fn), with this module's NumPy references refused while fn runs."""
+    guarded = numpy_only(fn)
+
+    @functools.wraps(fn)
+    def run(*args: Any, **kwargs: Any) -> Any:
+        __tracebackhide__ = True
+        _RUNNING[0] += 1
+        try:
+            return guarded(*args, **kwargs)
+        finally:
+            _RUNNING[0] -= 1
+
+    return run
+
+
+def _referee_only(name: str) -> None:
+    """Refuse the reference `name` when a student's function calls it (code forbidden-call)."""
+    if _RUNNING[0]:
+        emit([fail_line(name, "was called"), hint_line(REFEREE_MESSAGE, "forbidden-call")],
+             [("forbidden-call", REFEREE_MESSAGE)])
+        raise ForbiddenCall(f"{name} was called — {REFEREE_MESSAGE} [forbidden-call]")
+
 
 def _swap(a: np.ndarray) -> np.ndarray:
     return np.swapaxes(a, -1, -2)
 
 
 def _weights(q, k, mask, scale, axis=-1, mask_after=False, invert=False):
+    _referee_only("_weights")
     s = q @ _swap(k) * scale
     if mask is not None:
         keep = ~mask if invert else mask
@@ -94,6 +127,7 @@ def _weights(q, k, mask, scale, axis=-1, mask_after=False, invert=False):
 
 
 def _attention_grads(q, k, v, mask, dout, scale, sum_term=True, transpose=True):
+    _referee_only("_attention_grads")
     w = _weights(q, k, mask, 1 / np.sqrt(q.shape[-1]))
     dw = dout @ _swap(v)
     ds = w * (dw - (w * dw).sum(axis=-1, keepdims=True)) if sum_term else w * dw
@@ -129,7 +163,7 @@ def _attention_out(attention_forward: Callable, p: Mapping[str, Any], copies: bo
     __tracebackhide__ = True
     args = _copies(p, ("q", "k", "v")) if copies else [p["q"], p["k"], p["v"]]
     mask = p.get("mask")
-    forward = numpy_only(attention_forward)
+    forward = _students(attention_forward)
     result = forward(*args) if mask is None else forward(*args, mask)
     return tuple(as_items(result, "attention_forward's result", 2, ("out", "cache")))
 
@@ -172,7 +206,7 @@ def check_attention_backward(
     reference, true = torch_attention(q, k, v, mask, dout=dout)
     forward_first(out, reference, "attention_forward's out", "scaled dot-product attention")
     grads = as_items(
-        numpy_only(by_hand(attention_backward))(dout.copy(), cache),
+        _students(by_hand(attention_backward))(dout.copy(), cache),
         "attention_backward's result",
         3,
         ("dq", "dk", "dv"),
@@ -215,7 +249,7 @@ def _mha_out(mha_forward: Callable, p: Mapping[str, Any]) -> tuple[Any, Any]:
     __tracebackhide__ = True
     mask = p.get("mask")
     args = [*_copies(p, MHA_INPUTS), p["num_heads"]]
-    forward = numpy_only(mha_forward)
+    forward = _students(mha_forward)
     result = forward(*args) if mask is None else forward(*args, mask)
     return tuple(as_items(result, "multihead_attention_forward's result", 2, ("out", "cache")))
 
@@ -252,7 +286,7 @@ def check_mha_backward(
     reference, true = torch_mha(*args, p["num_heads"], p.get("mask"), dout=p["dout"])
     forward_first(out, reference, "multihead_attention_forward's out", "nn.MultiheadAttention")
     grads = as_items(
-        numpy_only(by_hand(mha_backward))(p["dout"].copy(), cache),
+        _students(by_hand(mha_backward))(p["dout"].copy(), cache),
         "multihead_attention_backward's result",
         5,
         MHA_GRADS,
@@ -294,7 +328,7 @@ def _one_path_dx(p: Mapping[str, Any]) -> np.ndarray:
 def check_gelu_forward(gelu_forward: Callable, x: np.ndarray, label: str = "out") -> None:
     """Your gelu_forward's out against F.gelu(x, approximate="tanh")."""
     __tracebackhide__ = True
-    out = as_items(numpy_only(gelu_forward)(x.copy()), "gelu_forward's result", 2, ("out", "cache"))[0]
+    out = as_items(_students(gelu_forward)(x.copy()), "gelu_forward's result", 2, ("out", "cache"))[0]
     check_close(label, out, torch_gelu(x), kind="value")
 
 
@@ -303,11 +337,11 @@ def check_gelu_backward(
 ) -> None:
     """Your gelu_backward's dx against the true gradient of the tanh-approximated GELU."""
     __tracebackhide__ = True
-    out, cache = as_items(numpy_only(gelu_forward)(x.copy()), "gelu_forward's result", 2, ("out", "cache"))
+    out, cache = as_items(_students(gelu_forward)(x.copy()), "gelu_forward's result", 2, ("out", "cache"))
     reference, true = torch_gelu(x, dout=dout)
     # 1 + tanh(u) loses digits for x << 0: correct forms differ by ~1e-8 there (check_gelu_forward's tol)
     forward_first(out, reference, "gelu_forward's out", "GELU (tanh approximation)", tol=1e-7)
-    dx = numpy_only(by_hand(gelu_backward))(dout.copy(), cache)
+    dx = _students(by_hand(gelu_backward))(dout.copy(), cache)
     c = np.sqrt(2 / np.pi)
     t = np.tanh(c * (x + 0.044715 * x**3))
     no_cubic = dout * (0.5 * (1 + t) + 0.5 * x * (1 - t**2) * c)
@@ -321,7 +355,7 @@ def _block_out(block_forward: Callable, x: np.ndarray, params: Mapping[str, np.n
     __tracebackhide__ = True
     copies = {k: v.copy() for k, v in params.items()}
     return as_items(
-        numpy_only(block_forward)(x.copy(), copies, heads),
+        _students(block_forward)(x.copy(), copies, heads),
         "transformer_block_forward's result",
         2,
         ("out", "cache"),
@@ -378,7 +412,7 @@ def check_block_backward(
     reference, true_dx, true = torch_block(x, params, heads, dout=dout)
     forward_first(out, reference, "transformer_block_forward's out", "the transformer block")
     dx, grads = as_items(
-        numpy_only(by_hand(block_backward))(dout.copy(), cache),
+        _students(by_hand(block_backward))(dout.copy(), cache),
         "transformer_block_backward's result",
         2,
         ("dx", "grads"),

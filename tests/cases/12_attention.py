@@ -4,10 +4,11 @@ Graded by tests/cases/test_corpus.py (in process, on the lesson's contract cut):
 alternative must score full marks; every mistake must score 0 on exactly the cells in
 `must_fail` and full marks elsewhere.
 
-Graded cells (35 points): test_attention_forward (2), _mask (2), test_causal_mask (1),
+Graded cells (36 points): test_attention_forward (2), _mask (2), test_causal_mask (1),
 test_attention_backward_dv, _dq, _dk (2 each), test_mha_forward (2), test_mha_backward_dWo,
 _dWv, _dWq, _dWk (1 each), _dx (2), test_gelu_forward (1), test_gelu_backward (2),
-test_block_forward (2), test_block_backward_dx (2), _attention (2), _mlp (2), _norms (1).
+test_block_forward (2), test_block_backward_dx (2), _Wq, _Wk, _Wv, _Wo, _W1, _b1, _W2, _b2, _ln1, _ln2
+(1 each).
 
 The later exercises call the earlier ones (multi-head attention calls attention_forward and
 attention_backward, the block calls all of them), and every backward check first asks that the
@@ -21,7 +22,15 @@ NAME = "12_attention"
 
 _ATT_BACKWARD = [f"test_attention_backward_{g}" for g in ("dv", "dq", "dk")]
 _MHA_BACKWARD = [f"test_mha_backward_{g}" for g in ("dWo", "dWv", "dWq", "dWk", "dx")]
-_BLOCK_BACKWARD = [f"test_block_backward_{g}" for g in ("dx", "attention", "mlp", "norms")]
+_BLOCK_BACKWARD = [
+    f"test_block_backward_{g}" for g in ("dx", "Wq", "Wk", "Wv", "Wo", "W1", "b1", "W2", "b2", "ln1", "ln2")
+]
+
+
+def _block(*grads: str) -> list[str]:
+    return [f"test_block_backward_{g}" for g in grads]
+
+
 _MHA_AND_BLOCK = ["test_mha_forward", *_MHA_BACKWARD, "test_block_forward", *_BLOCK_BACKWARD]
 _ATTENTION_ON = ["test_attention_forward", "test_attention_forward_mask", *_ATT_BACKWARD, *_MHA_AND_BLOCK]
 
@@ -185,9 +194,7 @@ MISTAKES = [
             "test_mha_backward_dWq",
             "test_mha_backward_dWk",
             "test_mha_backward_dx",
-            "test_block_backward_dx",
-            "test_block_backward_attention",
-            "test_block_backward_norms",
+            *_block("dx", "Wq", "Wk", "ln1"),
         ],
         "message": "w * dw",
         "message_cells": ["test_attention_backward_dq", "test_attention_backward_dk"],
@@ -200,9 +207,7 @@ MISTAKES = [
             *_ATT_BACKWARD,
             "test_mha_backward_dWk",
             "test_mha_backward_dx",
-            "test_block_backward_dx",
-            "test_block_backward_attention",
-            "test_block_backward_norms",
+            *_block("dx", "Wk", "ln1"),
         ],
     },
     {
@@ -212,9 +217,7 @@ MISTAKES = [
             *_ATT_BACKWARD,
             "test_mha_backward_dWv",
             "test_mha_backward_dx",
-            "test_block_backward_dx",
-            "test_block_backward_attention",
-            "test_block_backward_norms",
+            *_block("dx", "Wv", "ln1"),
         ],
     },
     {
@@ -236,9 +239,17 @@ MISTAKES = [
         "cells": _edit(
             "multihead_attention_backward", ("dx = dQ @ Wq.T + dK @ Wk.T + dV @ Wv.T", "dx = dQ @ Wq.T")
         ),
-        "must_fail": ["test_mha_backward_dx", "test_block_backward_dx", "test_block_backward_norms"],
+        "must_fail": ["test_mha_backward_dx", *_block("dx", "ln1")],
         "message": "paths add up",
         "message_cells": ["test_mha_backward_dx"],
+    },
+    {
+        "name": "the softmax without each row's maximum subtracted (exp overflows on saturated rows)",
+        "cells": _edit(
+            "attention_forward", ("    scores = scores - scores.max(axis=-1, keepdims=True)\n", "")
+        ),
+        "must_fail": ["test_attention_forward"],
+        "message": "overflow in exp",
     },
     {
         "name": "dWo transposed",
@@ -249,14 +260,14 @@ MISTAKES = [
                 "dWo = dout.reshape(-1, D).T @ concat.reshape(-1, D)",
             ),
         ),
-        "must_fail": ["test_mha_backward_dWo", "test_block_backward_attention"],
+        "must_fail": ["test_mha_backward_dWo", *_block("Wo")],
         "message": "transposed",
         "message_cells": ["test_mha_backward_dWo"],
     },
     {
         "name": "GELU's slope without the cubic term",
         "cells": _edit("gelu_backward", ("du = GELU_C * (1 + 3 * 0.044715 * x**2)", "du = GELU_C")),
-        "must_fail": ["test_gelu_backward", *_BLOCK_BACKWARD],
+        "must_fail": ["test_gelu_backward", *_block("dx", "Wq", "Wk", "Wv", "Wo", "W1", "b1", "ln1", "ln2")],
         "message": "cubic",
         "message_cells": ["test_gelu_backward"],
     },
@@ -270,7 +281,7 @@ MISTAKES = [
     {
         "name": "the residual gradient not added to dh",
         "cells": _edit("transformer_block_backward", ("    dh = dout + db_\n", "    dh = db_\n")),
-        "must_fail": ["test_block_backward_dx", "test_block_backward_attention", "test_block_backward_norms"],
+        "must_fail": [*_block("dx", "Wq", "Wk", "Wv", "Wo", "ln1")],
         "message": "skip",
         "message_cells": ["test_block_backward_dx"],
     },
@@ -312,6 +323,22 @@ def attention_backward(dout, cache):
         },
         "must_fail": [*_ATT_BACKWARD, *_MHA_BACKWARD, *_BLOCK_BACKWARD],
         "message": "PyTorch is the referee",
+        "message_cells": _ATT_BACKWARD,
+    },
+    {
+        "name": "attention_backward handed to the checks' own NumPy reference (refused)",
+        "cells": {
+            "attention_backward": """\
+def attention_backward(dout, cache):
+    from grader.lessons.attention_checks import _attention_grads
+    q, k, v, w = cache
+    mask = w > 0
+    g = _attention_grads(q, k, v, mask, dout, 1 / np.sqrt(q.shape[-1]))
+    return g["dq"], g["dk"], g["dv"]
+"""
+        },
+        "must_fail": [*_ATT_BACKWARD, *_MHA_BACKWARD, *_BLOCK_BACKWARD],
+        "message": "are the referee",
         "message_cells": _ATT_BACKWARD,
     },
 ]

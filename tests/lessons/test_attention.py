@@ -450,3 +450,29 @@ def test_the_checks_refuse_pytorch_inside_a_students_function():
         check_attention_forward(_attention_forward, _ATT)
     with pytest.raises(CheckFailed, match="NumPy"):
         check_gelu_forward(_gelu_forward, _X)
+
+
+def test_the_checks_refuse_their_own_numpy_references_inside_a_students_function():
+    from grader.lessons import attention_checks
+
+    def forward(q, k, v, mask=None):
+        w = attention_checks._weights(q, k, mask, q.shape[-1] ** -0.5)
+        return w @ v, (q, k, v, w)
+
+    def plain_forward(q, k, v, mask=None):
+        s = np.einsum("...td,...sd->...ts", q, k) / np.sqrt(q.shape[-1])
+        w = _softmax(s if mask is None else np.where(mask, s, -np.inf))
+        return w @ v, (q, k, v, w)
+
+    def backward(dout, cache):
+        q, k, v, w = cache
+        g = attention_checks._attention_grads(q, k, v, None, dout, q.shape[-1] ** -0.5)
+        return g["dq"], g["dk"], g["dv"]
+
+    with pytest.raises(CheckFailed, match="are the referee"):
+        check_attention_forward(forward, _ATT)
+    with pytest.raises(CheckFailed, match="are the referee"):
+        check_attention_backward("dq", plain_forward, backward, _ATT)
+    # outside a student's function they run, for the checks' own slips
+    assert attention_checks._RUNNING == [0]
+    assert np.isfinite(attention_checks._weights(_ATT["q"], _ATT["k"], None, 1.0)).all()
