@@ -18,7 +18,7 @@ import numpy as np
 
 from .attention_model import CharModel, block_inputs, init_model
 from .attention_reference import layernorm_backward, layernorm_forward
-from .student_calls import NotReady, call_student, student_array
+from .student_calls import call_student, student_array, student_items
 
 __all__ = ["ScaleSweep", "attention_weights", "cache_memory", "residual_reach", "scale_sweep"]
 
@@ -40,16 +40,12 @@ class ScaleSweep:
 
 
 def _attention(attention_forward: Callable, q, k, v) -> tuple[np.ndarray, object]:
-    out = call_student(attention_forward, "attention_forward", q, k, v)
-    if not isinstance(out, tuple) or len(out) != 2:
-        raise NotReady("attention_forward should return (out, cache).")
-    return student_array(out[0], q.shape[:-1] + v.shape[-1:], "attention_forward's out"), out[1]
+    out, cache = student_items(attention_forward, "attention_forward", 2, q, k, v)
+    return student_array(out, q.shape[:-1] + v.shape[-1:], "attention_forward's out"), cache
 
 
 def _dq(attention_backward: Callable, dout: np.ndarray, cache: object, shape: tuple[int, ...]) -> np.ndarray:
-    grads = call_student(attention_backward, "attention_backward", dout, cache)
-    if not isinstance(grads, tuple) or len(grads) != 3:
-        raise NotReady("attention_backward should return (dq, dk, dv).")
+    grads = student_items(attention_backward, "attention_backward", 3, dout, cache)
     return student_array(grads[0], shape, "attention_backward's dq")
 
 
@@ -91,36 +87,19 @@ def scale_sweep(
     return ScaleSweep(np.array(dims), **{name: np.array(v) for name, v in stats.items()})
 
 
-def _parts(out: object, name: str, count: int) -> tuple:
-    if not isinstance(out, tuple) or len(out) != count:
-        raise NotReady(f"{name} should return {count} values, got {type(out).__name__}")
-    return out
-
-
 def _plain_block(x, p, num_heads, student):
     """The block without its two skip connections: FFN(LN2(MHA(LN1(x)))), from the student's parts."""
     a, c1 = layernorm_forward(x, p["ln1_gamma"], p["ln1_beta"])
     mask = np.tril(np.ones((x.shape[1], x.shape[1]), dtype=bool))
-    m, c2 = _parts(
-        call_student(
-            student["multihead_attention_forward"],
-            "multihead_attention_forward",
-            a,
-            p["Wq"],
-            p["Wk"],
-            p["Wv"],
-            p["Wo"],
-            num_heads,
-            mask,
-        ),
+    m, c2 = student_items(
+        student["multihead_attention_forward"],
         "multihead_attention_forward",
         2,
+        *(a, p["Wq"], p["Wk"], p["Wv"], p["Wo"], num_heads, mask),
     )
     m = student_array(m, x.shape, "multihead_attention_forward's out")
     b, c3 = layernorm_forward(m, p["ln2_gamma"], p["ln2_beta"])
-    g, c4 = _parts(
-        call_student(student["gelu_forward"], "gelu_forward", b @ p["W1"] + p["b1"]), "gelu_forward", 2
-    )
+    g, c4 = student_items(student["gelu_forward"], "gelu_forward", 2, b @ p["W1"] + p["b1"])
     g = student_array(g, b.shape[:-1] + p["W1"].shape[1:], "gelu_forward's out")
     return g @ p["W2"] + p["b2"], (c1, c2, c3, c4)
 
@@ -131,11 +110,7 @@ def _plain_block_backward(dout, cache, p, student):
     dz = call_student(student["gelu_backward"], "gelu_backward", dg, c4)
     db = np.asarray(dz, dtype=np.float64) @ p["W1"].T
     dm = layernorm_backward(db, c3)[0]
-    da = _parts(
-        call_student(student["multihead_attention_backward"], "multihead_attention_backward", dm, c2),
-        "multihead_attention_backward",
-        5,
-    )[0]
+    da = student_items(student["multihead_attention_backward"], "multihead_attention_backward", 5, dm, c2)[0]
     return layernorm_backward(np.asarray(da, dtype=np.float64), c1)[0]
 
 
@@ -162,12 +137,8 @@ def residual_reach(
         h, caches = x, []
         for p in model.blocks:
             if arm == "with":
-                out = _parts(
-                    call_student(
-                        student["transformer_block_forward"], "transformer_block_forward", h, p, num_heads
-                    ),
-                    "transformer_block_forward",
-                    2,
+                out = student_items(
+                    student["transformer_block_forward"], "transformer_block_forward", 2, h, p, num_heads
                 )
                 h, cache = student_array(out[0], x.shape, "transformer_block_forward's out"), out[1]
             else:
@@ -176,12 +147,8 @@ def residual_reach(
         grad, norms = u, []
         for p, cache in zip(reversed(model.blocks), reversed(caches), strict=True):
             if arm == "with":
-                dx = _parts(
-                    call_student(
-                        student["transformer_block_backward"], "transformer_block_backward", grad, cache
-                    ),
-                    "transformer_block_backward",
-                    2,
+                dx = student_items(
+                    student["transformer_block_backward"], "transformer_block_backward", 2, grad, cache
                 )[0]
                 grad = student_array(dx, x.shape, "transformer_block_backward's dx")
             else:
@@ -230,7 +197,5 @@ def attention_weights(model: CharModel, ids: np.ndarray, causal: bool = True) ->
         dh = D // model.num_heads
         q = (a @ block["Wq"]).reshape(steps, model.num_heads, dh).transpose(1, 0, 2)
         k = (a @ block["Wk"]).reshape(steps, model.num_heads, dh).transpose(1, 0, 2)
-        scores = np.where(mask, q @ k.transpose(0, 2, 1) / np.sqrt(dh), -np.inf)
-        w = np.exp(scores - scores.max(axis=-1, keepdims=True))
-        maps.append(w / w.sum(axis=-1, keepdims=True))
+        maps.append(_softmax_rows(np.where(mask, q @ k.transpose(0, 2, 1) / np.sqrt(dh), -np.inf)))
     return np.array(maps)

@@ -18,7 +18,8 @@ import torch.nn.functional as F
 
 from ..errors import ToolkitInputError
 from .attention_reference import BLOCK_KEYS, torch_block_tensors
-from .student_calls import NotReady, call_student
+from .lstm_models import Adam
+from .student_calls import student_items
 
 __all__ = [
     "CharModel",
@@ -134,13 +135,6 @@ def init_model(
     return CharModel(embed, blocks, num_heads)
 
 
-def _student_block(func: Callable, name: str, *args) -> tuple:
-    out = call_student(func, name, *args)
-    if not isinstance(out, tuple) or len(out) != 2:
-        raise NotReady(f"{name} should return a pair, got {type(out).__name__}")
-    return out
-
-
 def model_loss(
     model: CharModel,
     x: np.ndarray,
@@ -154,7 +148,7 @@ def model_loss(
     h = e["tok"][x] + e["pos"][: x.shape[1]]
     caches = []
     for block in model.blocks:
-        h, cache = _student_block(block_forward, "transformer_block_forward", h, block, model.num_heads)
+        h, cache = student_items(block_forward, "transformer_block_forward", 2, h, block, model.num_heads)
         h = np.asarray(h, dtype=np.float64)
         caches.append(cache)
     logits = h @ e["Wout"] + e["bout"]
@@ -175,7 +169,7 @@ def model_loss(
     }
     dh = dlogits @ e["Wout"].T
     for i in reversed(range(len(model.blocks))):
-        dh, block_grads = _student_block(block_backward, "transformer_block_backward", dh, caches[i])
+        dh, block_grads = student_items(block_backward, "transformer_block_backward", 2, dh, caches[i])
         dh = np.asarray(dh, dtype=np.float64)
         grads.update({f"block{i}.{k}": np.asarray(block_grads[k], dtype=np.float64) for k in BLOCK_KEYS})
     grads["pos"] = np.zeros_like(e["pos"])
@@ -183,18 +177,6 @@ def model_loss(
     grads["tok"] = np.zeros_like(e["tok"])
     np.add.at(grads["tok"], x.ravel(), dh.reshape(-1, D))
     return loss, grads
-
-
-def _adam(
-    params: dict[str, np.ndarray], grads: dict[str, np.ndarray], state: dict, t: int, lr: float
-) -> None:
-    b1, b2, eps = 0.9, 0.999, 1e-8
-    for k, p in params.items():
-        m, v = state.get(k, (0.0, 0.0))
-        m = b1 * m + (1 - b1) * grads[k]
-        v = b2 * v + (1 - b2) * grads[k] ** 2
-        state[k] = (m, v)
-        p -= lr * (m / (1 - b1**t)) / (np.sqrt(v / (1 - b2**t)) + eps)
 
 
 def train(
@@ -208,12 +190,12 @@ def train(
     seed: int = 1,
 ) -> np.ndarray:
     """Train `model` in place with Adam for `steps` batches; returns the loss of every step (steps,)."""
-    params, state, losses = model.arrays(), {}, []
+    optimiser, losses = Adam(model.arrays(), lr=lr), []
     batches = corpus.batches(model.context, batch, seed)
-    for t in range(1, steps + 1):
+    for _ in range(steps):
         x, y = next(batches)
         loss, grads = model_loss(model, x, y, block_forward, block_backward)
-        _adam(params, grads, state, t, lr)
+        optimiser.step(grads)
         losses.append(loss)
     return np.array(losses)
 
@@ -264,7 +246,7 @@ def sample(
         h = e["tok"][window] + e["pos"][: window.shape[1]]
         for block in model.blocks:
             h = np.asarray(
-                _student_block(block_forward, "transformer_block_forward", h, block, model.num_heads)[0],
+                student_items(block_forward, "transformer_block_forward", 2, h, block, model.num_heads)[0],
                 dtype=np.float64,
             )
         logits = (h[0, -1] @ e["Wout"] + e["bout"]) / temperature

@@ -96,11 +96,12 @@ def torch_attention(q, k, v, mask=None, dout=None):
     return out.detach().numpy(), {"dq": tq.grad.numpy(), "dk": tk.grad.numpy(), "dv": tv.grad.numpy()}
 
 
-def torch_mha(x, Wq, Wk, Wv, Wo, num_heads, mask=None, dout=None):
+def torch_mha(x, Wq, Wk, Wv, Wo, num_heads, mask=None, dout=None, query_path_only=False):
     """Our multi-head self-attention by `torch.nn.MultiheadAttention` (bias=False, batch_first).
 
     Inputs: x (N, T, D), Wq, Wk, Wv, Wo (D, D), num_heads dividing D, mask None or (T, T) boolean
-    (True = may attend, handed to PyTorch as ~mask); dout None or (N, T, D).
+    (True = may attend, handed to PyTorch as ~mask); dout None or (N, T, D); query_path_only — x's
+    gradient only through the queries (keys and values read a detached x: a classic mistake).
     Returns out (N, T, D); with dout, (out, {"dx", "dWq", "dWk", "dWv", "dWo"}).
     """
     x = _float64("x", x)
@@ -117,7 +118,8 @@ def torch_mha(x, Wq, Wk, Wv, Wo, num_heads, mask=None, dout=None):
         mha.out_proj.weight.copy_(torch.tensor(ws[3].T))
     (tx,) = _tensors(x, grad=dout is not None)
     attn_mask = None if mask is None else torch.tensor(~np.asarray(mask, dtype=bool))
-    out, _ = mha(tx, tx, tx, attn_mask=attn_mask, need_weights=False)
+    kv = tx.detach() if query_path_only else tx
+    out, _ = mha(tx, kv, kv, attn_mask=attn_mask, need_weights=False)
     if not _backward(out, dout):
         return out.detach().numpy()
     g = mha.in_proj_weight.grad.numpy()
@@ -141,8 +143,14 @@ def torch_gelu(x, dout=None):
 
 
 def torch_block_tensors(
-    x: torch.Tensor, p: Mapping[str, torch.Tensor], num_heads: int, residual: bool
+    x: torch.Tensor,
+    p: Mapping[str, torch.Tensor],
+    num_heads: int,
+    residual: bool,
+    skip_grad: tuple[bool, bool] = (True, True),
 ) -> torch.Tensor:
+    """The block on tensors. residual=False drops both skip connections; skip_grad[i] False keeps
+    skip i's value but sends no gradient straight through it (h = x + ..., then out = h + ...)."""
     n, steps, n_embed = x.shape
     a = F.layer_norm(x, (n_embed,), p["ln1_gamma"], p["ln1_beta"], eps=EPS)
 
@@ -151,17 +159,18 @@ def torch_block_tensors(
 
     att = F.scaled_dot_product_attention(heads(p["Wq"]), heads(p["Wk"]), heads(p["Wv"]), is_causal=True)
     m = att.transpose(1, 2).reshape(n, steps, n_embed) @ p["Wo"]
-    h = x + m if residual else m
+    h = (x if skip_grad[0] else x.detach()) + m if residual else m
     b = F.layer_norm(h, (n_embed,), p["ln2_gamma"], p["ln2_beta"], eps=EPS)
     f = F.gelu(b @ p["W1"] + p["b1"], approximate="tanh") @ p["W2"] + p["b2"]
-    return h + f if residual else f
+    return (h if skip_grad[1] else h.detach()) + f if residual else f
 
 
-def torch_block(x, params, num_heads, dout=None, residual=True):
+def torch_block(x, params, num_heads, dout=None, residual=True, skip_grad=(True, True)):
     """The pre-LN causal transformer block in PyTorch (float64).
 
     Inputs: x (N, T, D); params with BLOCK_KEYS (W1 (D, F), b1 (F,), W2 (F, D), the rest (D, D) or
-    (D,)); dout None or (N, T, D); residual=False drops both skip connections (an experiment).
+    (D,)); dout None or (N, T, D); residual=False drops both skip connections (an experiment);
+    skip_grad as torch_block_tensors' (a classic mistake of the backward pass).
     Returns out (N, T, D); with dout, (out, dx, grads) with grads keyed like params.
     """
     x = _float64("x", x)
@@ -170,7 +179,7 @@ def torch_block(x, params, num_heads, dout=None, residual=True):
         raise ToolkitInputError(f"params lacks {missing}; a block needs {list(BLOCK_KEYS)}")
     tp = {k: torch.tensor(_float64(k, params[k]), requires_grad=dout is not None) for k in BLOCK_KEYS}
     (tx,) = _tensors(x, grad=dout is not None)
-    out = torch_block_tensors(tx, tp, num_heads, residual)
+    out = torch_block_tensors(tx, tp, num_heads, residual, skip_grad)
     if not _backward(out, dout):
         return out.detach().numpy()
     return out.detach().numpy(), tx.grad.numpy(), {k: t.grad.numpy() for k, t in tp.items()}

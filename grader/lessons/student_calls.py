@@ -14,7 +14,9 @@ import numpy as np
 
 from .._validate import describe, fmt_shape
 
-__all__ = ["NotReady", "call_student", "for_cell", "student_dead_fraction", "student_weights"]
+__all__ = [
+    "NotReady", "call_student", "for_cell", "student_dead_fraction", "student_items", "student_weights",
+]
 
 #: How call_student's messages end: words for a widget, which `for_cell` rewords for a cell.
 _IN_VIEW, _IN_CELL = "then move a control here.", "then run this cell again."
@@ -37,6 +39,14 @@ def call_student(func: Callable[..., Any], name: str, *args: Any) -> Any:
     except Exception as err:  # a student's bug must not break the widget
         message = str(err).splitlines()[0] if str(err) else ""
         raise NotReady(f"{name} raised {type(err).__name__}: {message[:160]}") from None
+
+
+def student_items(func: Callable[..., Any], name: str, count: int, *args: Any) -> tuple:
+    """func(*args) through `call_student`, which must return a tuple of `count` items; else NotReady."""
+    out = call_student(func, name, *args)
+    if not isinstance(out, tuple) or len(out) != count:
+        raise NotReady(f"{name} should return {count} values, got {describe(out)}.")
+    return out
 
 
 def for_cell(message: str) -> str:

@@ -12,7 +12,6 @@ import pytest
 from grader import CheckFailed, ToolkitInputError, eval_numerical_gradient_array, rel_error
 from grader.lessons.attention_checks import (
     SLIPS,
-    _skipless_dx,
     check_attention_backward,
     check_attention_forward,
     check_block_backward,
@@ -347,7 +346,8 @@ def _block_np_forward(x, p, heads):
     b = layernorm_forward(h, p["ln2_gamma"], p["ln2_beta"])[0]
     return h + _gelu_np_forward(b @ p["W1"] + p["b1"])[0] @ p["W2"] + p["b2"], None
 
-_SKIPLESS_DX = _skipless_dx(_BLOCK[0], _BLOCK[1], 2, _BLOCK[2], x_skip=False, h_skip=True)
+
+_SKIPLESS_DX = torch_block(_BLOCK[0], _BLOCK[1], 2, dout=_BLOCK[2], skip_grad=(False, True))[1]
 
 
 def _gelu_np_forward(x):
