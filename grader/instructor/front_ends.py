@@ -103,35 +103,87 @@ else:
     print("{INSTALLED}")'''
 
 
-def colab_url(lesson: str) -> str:
+def colab_url(lesson: str, language: str = "en") -> str:
     """The address that opens the release notebook of `lesson` (e.g. "01_derivatives") in Colab."""
-    return f"https://colab.research.google.com/github/{REPOSITORY}/blob/{BRANCH}/{release_notebook(lesson)}"
+    return f"https://colab.research.google.com/github/{REPOSITORY}/blob/{BRANCH}/{release_notebook(lesson, language)}"
 
 
-def binder_url(lesson: str) -> str:
+def binder_url(lesson: str, language: str = "en") -> str:
     """The address that opens the release notebook of `lesson` in JupyterLab on mybinder.org."""
-    return f"https://mybinder.org/v2/gh/{REPOSITORY}/HEAD?urlpath=lab/tree/{release_notebook(lesson)}"
+    return f"https://mybinder.org/v2/gh/{REPOSITORY}/HEAD?urlpath=lab/tree/{release_notebook(lesson, language)}"
 
 
-def open_line(lesson: str) -> str:
+#: The line of links in each edition: (how it begins, how it ends).
+OPEN_LINE = {
+    "en": ("Open this lesson in ", " or on ", " · in Colab, *File → Save a copy in Drive* keeps your work."),
+    "pt": ("Abra esta aula no ", " ou no ",
+           " · no Colab, *Arquivo → Salvar uma cópia no Drive* guarda o seu trabalho."),
+}
+
+
+def open_line(lesson: str, language: str = "en") -> str:
     """The plain-text links under the lesson's title (no badge image: offline JupyterLab breaks it)."""
-    return (f"Open this lesson in [Colab]({colab_url(lesson)}) or on [Binder]({binder_url(lesson)})"
-            " · in Colab, *File → Save a copy in Drive* keeps your work.")
+    begin, middle, end = OPEN_LINE[language]
+    return (f"{begin}[Colab]({colab_url(lesson, language)}){middle}[Binder]({binder_url(lesson, language)})"
+            f"{end}")
 
 
-def readme_links(lesson: str) -> str:
+def is_open_line(line: str) -> bool:
+    """Whether `line` is the line of links of some edition."""
+    return any(line.startswith(begin) for begin, _, _ in OPEN_LINE.values())
+
+
+def readme_links(lesson: str, language: str = "en") -> str:
     """The README lesson table's cell for `lesson`: a Colab badge and a Binder badge, linked."""
-    return (f"[![Open in Colab]({COLAB_BADGE})]({colab_url(lesson)}) "
-            f"[![Binder]({BINDER_BADGE})]({binder_url(lesson)})")
+    return (f"[![Open in Colab]({COLAB_BADGE})]({colab_url(lesson, language)}) "
+            f"[![Binder]({BINDER_BADGE})]({binder_url(lesson, language)})")
 
 
-def with_open_line(title_cell: str, lesson: str) -> str:
+def with_open_line(title_cell: str, lesson: str, language: str = "en") -> str:
     """The title cell's source with `open_line(lesson)` right under its first line (once)."""
     lines = title_cell.split("\n")
     body = lines[1:]
-    if len(body) >= 2 and body[0] == "" and body[1].startswith("Open this lesson in "):
+    if len(body) >= 2 and body[0] == "" and is_open_line(body[1]):
         body = body[2:]
-    return "\n".join([lines[0], "", open_line(lesson), *body])
+    return "\n".join([lines[0], "", open_line(lesson, language), *body])
+
+
+#: The bootstrap cell's words in the Portuguese edition, which also sets the toolkit's language.
+_BOOTSTRAP_PT = [
+    ("# Colab (or any Python without the course toolkit) needs this cell; elsewhere it does nothing.",
+     "# O Colab (ou qualquer Python sem o kit do curso) precisa desta célula; nos outros lugares ela não faz "
+     "nada.\nimport os\n\nos.environ[\"BACKPROP_COURSE_LANGUAGE\"] = \"pt\"  # as mensagens do kit em português"),
+    (NOTHING_TO_DO, "O kit do curso já está instalado: nada a preparar."),
+    (INSTALLED, "O kit do curso (backprop-course) foi instalado a partir do GitHub: a aula pode começar."),
+    (INSTALLING, "Instalando o kit do curso (backprop-course) a partir do GitHub..."),
+    (INSTALL_FAILED, "Não foi possível instalar o kit do curso a partir do GitHub"),
+    (HIDDEN_BY, "Outra coisa chamada grader esconde o kit do curso"),
+    ("  # a folder called grader/ beside the notebook, or another package",
+     "  # uma pasta grader/ ao lado do notebook, ou outro pacote"),
+    ("Rename it (or uninstall that package), restart the kernel, then run this cell again.",
+     "Mude o nome dela (ou desinstale esse pacote), reinicie o kernel e execute esta célula de novo."),
+    ("This Python has no {{', '.join(missing)}}, which the course needs. Open the lesson in \"\n",
+     "Este Python não tem {{', '.join(missing)}}, de que o curso precisa. Abra a aula no \"\n"),
+    ('"Colab, or run `make lab` in a copy of the course repository (its README says how).")',
+     '"Colab, ou execute `make lab` numa cópia do repositório do curso (o README explica como).")'),
+    ("  # so that this kernel sees the new package at once", "  # para que este kernel veja logo o novo pacote"),
+    ("Is this runtime online? Connect it, then run this cell again.",
+     "Este ambiente está online? Conecte-o e execute esta célula de novo."),
+]
+
+
+def bootstrap_source(language: str = "en") -> str:
+    """The bootstrap cell of an edition: the Portuguese one speaks Portuguese and sets the language."""
+    if language == "en":
+        return BOOTSTRAP_CELL
+    source = BOOTSTRAP_CELL
+    for english, portuguese in _BOOTSTRAP_PT:
+        english = english.replace("{{", "{").replace("}}", "}")
+        portuguese = portuguese.replace("{{", "{").replace("}}", "}")
+        if english not in source:
+            raise ValueError(f"the bootstrap cell no longer says {english!r}: update _BOOTSTRAP_PT")
+        source = source.replace(english, portuguese)
+    return source
 
 
 def _bootstrap_cell() -> nbformat.NotebookNode:

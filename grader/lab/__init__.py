@@ -35,9 +35,11 @@ class NoSuchLesson(ValueError):
     """`--lesson` matched no lesson folder, or more than one."""
 
 
-def release_notebook(lesson: str) -> str:
-    """The release notebook of `lesson` inside the repository: exercises/<lesson>/<lesson>.ipynb."""
-    return f"exercises/{lesson}/{lesson}.ipynb"
+def release_notebook(lesson: str, language: str = "en") -> str:
+    """The release notebook of `lesson` inside the repository: exercises/<lesson>/<lesson>.ipynb,
+    or exercises/<language>/<lesson>/<lesson>.ipynb for another edition (exercises/pt/...)."""
+    edition = "" if language == "en" else f"{language}/"
+    return f"exercises/{edition}{lesson}/{lesson}.ipynb"
 
 
 def lessons(root: Path = REPO) -> list[str]:
