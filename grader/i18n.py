@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import gettext
 import os
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 
 LOCALE_DIR = Path(__file__).resolve().parent / "locale"
@@ -35,7 +35,7 @@ _chosen: str | None = None
 
 
 def _normalise(code: str) -> str:
-    """"pt", "pt_BR", "pt-PT.UTF-8" -> "pt"; anything else lower-cased as it is."""
+    """ "pt", "pt_BR", "pt-PT.UTF-8" -> "pt"; anything else lower-cased as it is."""
     return code.strip().lower().replace("-", "_").split(".")[0].split("_")[0]
 
 
@@ -58,7 +58,7 @@ def language() -> str:
     return wanted if wanted in LANGUAGES else "en"
 
 
-@lru_cache(maxsize=None)
+@cache
 def catalogue(domain: str, language: str) -> gettext.NullTranslations:
     """The compiled catalogue of `domain` in `language` (English: no catalogue, messages as written)."""
     if language == "en":

@@ -105,12 +105,14 @@ else:
 
 def colab_url(lesson: str, language: str = "en") -> str:
     """The address that opens the release notebook of `lesson` (e.g. "01_derivatives") in Colab."""
-    return f"https://colab.research.google.com/github/{REPOSITORY}/blob/{BRANCH}/{release_notebook(lesson, language)}"
+    notebook = release_notebook(lesson, language)
+    return f"https://colab.research.google.com/github/{REPOSITORY}/blob/{BRANCH}/{notebook}"
 
 
 def binder_url(lesson: str, language: str = "en") -> str:
     """The address that opens the release notebook of `lesson` in JupyterLab on mybinder.org."""
-    return f"https://mybinder.org/v2/gh/{REPOSITORY}/HEAD?urlpath=lab/tree/{release_notebook(lesson, language)}"
+    notebook = release_notebook(lesson, language)
+    return f"https://mybinder.org/v2/gh/{REPOSITORY}/HEAD?urlpath=lab/tree/{notebook}"
 
 
 #: The line of links in each edition: (how it begins, how it ends).
@@ -152,7 +154,8 @@ def with_open_line(title_cell: str, lesson: str, language: str = "en") -> str:
 _BOOTSTRAP_PT = [
     ("# Colab (or any Python without the course toolkit) needs this cell; elsewhere it does nothing.",
      "# O Colab (ou qualquer Python sem o kit do curso) precisa desta célula; nos outros lugares ela não faz "
-     "nada.\nimport os\n\nos.environ[\"BACKPROP_COURSE_LANGUAGE\"] = \"pt\"  # as mensagens do kit em português"),
+     "nada.\nimport os\n\n"
+     "os.environ[\"BACKPROP_COURSE_LANGUAGE\"] = \"pt\"  # as mensagens do kit em português"),
     (NOTHING_TO_DO, "O kit do curso já está instalado: nada a preparar."),
     (INSTALLED, "O kit do curso (backprop-course) foi instalado a partir do GitHub: a aula pode começar."),
     (INSTALLING, "Instalando o kit do curso (backprop-course) a partir do GitHub..."),
@@ -166,7 +169,8 @@ _BOOTSTRAP_PT = [
      "Este Python não tem {{', '.join(missing)}}, de que o curso precisa. Abra a aula no \"\n"),
     ('"Colab, or run `make lab` in a copy of the course repository (its README says how).")',
      '"Colab, ou execute `make lab` numa cópia do repositório do curso (o README explica como).")'),
-    ("  # so that this kernel sees the new package at once", "  # para que este kernel veja logo o novo pacote"),
+    ("  # so that this kernel sees the new package at once",
+     "  # para que este kernel veja logo o novo pacote"),
     ("Is this runtime online? Connect it, then run this cell again.",
      "Este ambiente está online? Conecte-o e execute esta célula de novo."),
 ]

@@ -47,10 +47,36 @@ HASH_NOTE = "en-sha256 "
 # A string literal is prose when it holds two words, or when it is a label, a title or a description.
 _PROSE = re.compile(r"[^\W\d_]{2,}[\s,;:]+[^\W\d_]{2,}")
 _WORD = re.compile(r"[^\W\d_]{2,}")
-_LABEL_KEYWORDS = {"label", "title", "xlabel", "ylabel", "zlabel", "description", "suptitle", "text",
-                   "placeholder", "tooltip"}
-_LABEL_CALLS = {"set_title", "set_xlabel", "set_ylabel", "set_zlabel", "suptitle", "title", "xlabel",
-                "ylabel", "text", "annotate", "print", "legend", "set_text", "Label", "HTML", "Markdown"}
+_LABEL_KEYWORDS = {
+    "label",
+    "title",
+    "xlabel",
+    "ylabel",
+    "zlabel",
+    "description",
+    "suptitle",
+    "text",
+    "placeholder",
+    "tooltip",
+}
+_LABEL_CALLS = {
+    "set_title",
+    "set_xlabel",
+    "set_ylabel",
+    "set_zlabel",
+    "suptitle",
+    "title",
+    "xlabel",
+    "ylabel",
+    "text",
+    "annotate",
+    "print",
+    "legend",
+    "set_text",
+    "Label",
+    "HTML",
+    "Markdown",
+}
 
 
 class TranslationError(ValueError):
@@ -127,7 +153,7 @@ def code_fragments(source: str) -> list[tuple[str, int, int]]:
                 j += 1
             while tokens[j].type != tokenize.STRING:
                 j -= 1
-            group = [t.string for t in tokens[i:j + 1] if t.type == tokenize.STRING]
+            group = [t.string for t in tokens[i : j + 1] if t.type == tokenize.STRING]
             if any(_is_prose_string(s, tokens[:i]) for s in group):
                 end = starts[tokens[j].end[0] - 1] + tokens[j].end[1]
                 fragments.append(("string", begin, end))
@@ -189,7 +215,7 @@ def write_catalogue(path: Path, catalog: Catalog) -> None:
 def recorded_hash(message: Message) -> str | None:
     for note in message.auto_comments:
         if note.startswith(HASH_NOTE):
-            return note[len(HASH_NOTE):].split()[0]
+            return note[len(HASH_NOTE) :].split()[0]
     return None
 
 
@@ -199,8 +225,13 @@ def _entry(unit: Unit, string: str = "", previous: Message | None = None) -> Mes
         recorded = english_hash(unit.english)
     else:
         recorded = recorded_hash(previous) or ""
-    message = Message(unit.english, string, context=unit.cell_id, flags={"fuzzy"} if fuzzy else set(),
-                      auto_comments=[f"{unit.kind} · {HASH_NOTE}{recorded}"])
+    message = Message(
+        unit.english,
+        string,
+        context=unit.cell_id,
+        flags={"fuzzy"} if fuzzy else set(),
+        auto_comments=[f"{unit.kind} · {HASH_NOTE}{recorded}"],
+    )
     if fuzzy:
         message.previous_id = [previous.id]
     return message
@@ -214,10 +245,15 @@ def extract(lesson: str, language: str, root: Path = REPO) -> Catalog:
     for message in old:
         if message.id:
             by_cell.setdefault(message.context or "", []).append(message)
-    fresh = Catalog(locale=language, project=f"backprop-course {lesson}", creation_date=FIXED_DATE,
-                    header_comment=f"# {EDITIONS[language]}: {lesson} (python -m grader.instructor.translations).",
-                    msgid_bugs_address="https://github.com/backprop-course/backprop-course/issues",
-                    last_translator="backprop-course", language_team=EDITIONS[language])
+    fresh = Catalog(
+        locale=language,
+        project=f"backprop-course {lesson}",
+        creation_date=FIXED_DATE,
+        header_comment=f"# {EDITIONS[language]}: {lesson} (python -m grader.instructor.translations).",
+        msgid_bugs_address="https://github.com/backprop-course/backprop-course/issues",
+        last_translator="backprop-course",
+        language_team=EDITIONS[language],
+    )
     wanted: dict[str, list[Unit]] = {}
     for unit in english_units(lesson, root):
         wanted.setdefault(unit.cell_id, []).append(unit)
@@ -236,8 +272,14 @@ def extract(lesson: str, language: str, root: Path = REPO) -> Catalog:
                     message.auto_comments = same.auto_comments
             else:
                 message = _entry(unit, *((leftovers[0].string, leftovers.pop(0)) if leftovers else ("",)))
-            fresh.add(message.id, message.string, context=message.context, flags=message.flags,
-                      auto_comments=message.auto_comments, previous_id=message.previous_id)
+            fresh.add(
+                message.id,
+                message.string,
+                context=message.context,
+                flags=message.flags,
+                auto_comments=message.auto_comments,
+                previous_id=message.previous_id,
+            )
     write_catalogue(path, fresh)
     return fresh
 
@@ -255,7 +297,9 @@ def _fields(literal: str) -> tuple[type, Counter] | None:
     if isinstance(node, ast.Constant) and isinstance(node.value, str):
         return str, Counter()
     if isinstance(node, ast.JoinedStr):
-        return ast.JoinedStr, Counter(ast.unparse(v) for v in node.values if isinstance(v, ast.FormattedValue))
+        return ast.JoinedStr, Counter(
+            ast.unparse(v) for v in node.values if isinstance(v, ast.FormattedValue)
+        )
     return None
 
 
@@ -264,16 +308,25 @@ def invalid(unit: Unit, translated: str) -> list[str]:
     if unit.kind == "markdown":
         lost = _inline_code(unit.english) - _inline_code(translated)
         added = _inline_code(translated) - _inline_code(unit.english)
-        links = Counter(re.findall(r"\]\(([^)\s]+)", unit.english)) != Counter(re.findall(r"\]\(([^)\s]+)", translated))
+        links = Counter(re.findall(r"\]\(([^)\s]+)", unit.english)) != Counter(
+            re.findall(r"\]\(([^)\s]+)", translated)
+        )
         return ([f"inline code changed: {sorted(lost)} became {sorted(added)}"] if lost or added else []) + (
-            ["the links' addresses differ from the English"] if links else [])
+            ["the links' addresses differ from the English"] if links else []
+        )
     if unit.kind == "comment":
-        return [] if translated.startswith("#") and "\n" not in translated else ["a comment must be one line starting with #"]
+        return (
+            []
+            if translated.startswith("#") and "\n" not in translated
+            else ["a comment must be one line starting with #"]
+        )
     english, ours = _fields(unit.english), _fields(translated)
     if ours is None:
         return [f"not a Python string literal: {translated[:60]!r}"]
     if ours != english:
-        return [f"f-string fields {sorted(ours[1])} instead of {sorted(english[1])}" if english else "other kind"]
+        return [
+            f"f-string fields {sorted(ours[1])} instead of {sorted(english[1])}" if english else "other kind"
+        ]
     return []
 
 
@@ -291,10 +344,16 @@ def problems(lesson: str, language: str, root: Path = REPO) -> list[str]:
         where = f"{rel}, cell {unit.cell_id} ({unit.kind})"
         message = catalog.get(unit.english, context=unit.cell_id)
         if message is None:
-            why = "its English changed since the catalogue was extracted" if unit.cell_id in cells else "not in the catalogue"
+            why = (
+                "its English changed since the catalogue was extracted"
+                if unit.cell_id in cells
+                else "not in the catalogue"
+            )
             found.append(f"{where}: {why} (run `{run}`)")
         elif message.fuzzy:
-            found.append(f"{where}: stale, its English changed: revise the translation and remove the fuzzy flag")
+            found.append(
+                f"{where}: stale, its English changed: revise the translation and remove the fuzzy flag"
+            )
         elif not message.string:
             found.append(f"{where}: not translated yet")
         elif recorded_hash(message) != english_hash(unit.english):
@@ -304,14 +363,17 @@ def problems(lesson: str, language: str, root: Path = REPO) -> list[str]:
     return found
 
 
-def translate_notebook(nb: nbformat.NotebookNode, lesson: str, language: str,
-                       root: Path = REPO) -> nbformat.NotebookNode:
+def translate_notebook(
+    nb: nbformat.NotebookNode, lesson: str, language: str, root: Path = REPO
+) -> nbformat.NotebookNode:
     """A copy of a lesson notebook (source, release or solution skeleton, with the course's cell
     ids) in `language`: plain cells translated, the title's links and the bootstrap cell the
     edition's own; every other cell untouched. Raises TranslationError listing every problem."""
     found = problems(lesson, language, root)
     if found:
-        raise TranslationError(f"{lesson} has no complete {EDITIONS[language]} edition:\n  " + "\n  ".join(found))
+        raise TranslationError(
+            f"{lesson} has no complete {EDITIONS[language]} edition:\n  " + "\n  ".join(found)
+        )
     catalog = read_catalogue(catalogue_path(lesson, language, root), language)
     out = nbformat.reads(nbformat.writes(nb), as_version=4)
     for index, cell in enumerate(out.cells):
@@ -326,8 +388,9 @@ def translate_notebook(nb: nbformat.NotebookNode, lesson: str, language: str,
 def _translated(cell, index: int, catalog: Catalog, lesson: str, language: str) -> str:
     if cell.cell_type == "markdown":
         if index == 0:
-            return front_ends.with_open_line(catalog.get(title_text(cell.source), context=cell.id).string,
-                                             lesson, language)
+            return front_ends.with_open_line(
+                catalog.get(title_text(cell.source), context=cell.id).string, lesson, language
+            )
         return catalog.get(cell.source, context=cell.id).string
     source = cell.source
     for _kind, start, end in reversed(code_fragments(source)):
@@ -338,8 +401,9 @@ def _translated(cell, index: int, catalog: Catalog, lesson: str, language: str) 
 def main(argv: list[str] | None = None) -> int:
     from grader.instructor.build import assignments
 
-    parser = argparse.ArgumentParser(prog="python -m grader.instructor.translations",
-                                     description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(
+        prog="python -m grader.instructor.translations", description=__doc__.split("\n")[0]
+    )
     parser.add_argument("command", choices=["extract", "check"])
     parser.add_argument("lessons", nargs="*", help="NN_topic names (default: every lesson)")
     parser.add_argument("--language", default="pt", choices=sorted(EDITIONS))
@@ -353,8 +417,10 @@ def main(argv: list[str] | None = None) -> int:
         if args.command == "extract":
             catalog = extract(lesson, args.language)
             done = sum(1 for m in catalog if m.id and m.string and not m.fuzzy)
-            print(f"{catalogue_path(lesson, args.language).relative_to(REPO)}: {done} of "
-                  f"{sum(1 for m in catalog if m.id)} units translated")
+            print(
+                f"{catalogue_path(lesson, args.language).relative_to(REPO)}: {done} of "
+                f"{sum(1 for m in catalog if m.id)} units translated"
+            )
         else:
             found += problems(lesson, args.language)
     if args.command == "check":
