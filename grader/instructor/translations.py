@@ -213,9 +213,10 @@ def write_catalogue(path: Path, catalog: Catalog) -> None:
 
 
 def recorded_hash(message: Message) -> str | None:
+    """The hash of the English a translation was written for (its `#.` comment)."""
     for note in message.auto_comments:
-        if note.startswith(HASH_NOTE):
-            return note[len(HASH_NOTE) :].split()[0]
+        if HASH_NOTE in note:
+            return note.split(HASH_NOTE, 1)[1].split()[0]
     return None
 
 
