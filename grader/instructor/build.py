@@ -366,7 +366,8 @@ def _solution_problems(name: str, root: Path, language: str = "en") -> list[str]
     if language != "en":
         found = translations.problems(name, language, root)
         if found:
-            return [f"{label}: its translation is incomplete or stale:\n    " + "\n    ".join(found)]
+            return [f"{label}: its translation has {len(found)} problem(s), the first: {found[0]} "
+                    f"(`python -m grader.instructor.translations check {name}`)"]
     path = root / label / f"{name}.ipynb"
     if not path.is_file():
         return [f"{label}/{name}.ipynb is missing: run `make build`"]

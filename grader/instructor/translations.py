@@ -11,7 +11,7 @@ cell. An entry's context (`msgctxt`) is the cell's id, its `msgid` the English, 
 comment `en-sha256 <hash>` the hash of the English the translation was written for.
 
 `extract` brings a catalogue up to date: a new unit gets an empty entry; a unit whose English
-changed keeps its old translation, flagged fuzzy, with the old English as `#| msgid`, until a
+changed keeps its old translation, flagged fuzzy (`git diff` shows the English that changed), until a
 translator revises it and removes the flag (`extract` then records the new hash). `check` (and
 tests/course/test_translations.py) lists what is missing, stale or broken; the build refuses to
 write an edition with any of it. Cells nbgrader grades, locks or reads a solution from are never
@@ -208,7 +208,7 @@ def write_catalogue(path: Path, catalog: Catalog) -> None:
     catalog.creation_date = catalog.revision_date = FIXED_DATE
     path.parent.mkdir(parents=True, exist_ok=True)
     buffer = io.BytesIO()
-    write_po(buffer, catalog, width=0, sort_output=False, include_previous=True, omit_header=False)
+    write_po(buffer, catalog, width=0, sort_output=False, include_previous=False, omit_header=False)
     path.write_bytes(buffer.getvalue())
 
 

@@ -1,0 +1,209 @@
+"""The Portuguese edition: every lesson translated, up to date, and graded by the same cells.
+
+A synthetic lesson shows each way a translation goes wrong (missing, stale, broken); the real
+lessons must have none of them, and their editions in exercises/pt and solutions/pt must hold
+exactly the English cells nbgrader grades, locks or takes a solution from.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from grader.instructor import translations as tr
+from grader.instructor.build import REPO, assignments, clean_source, editions
+
+NAMES = assignments()
+LANGUAGES = sorted(tr.EDITIONS)
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+@pytest.mark.parametrize("name", NAMES)
+def test_every_lesson_is_translated_and_up_to_date(name: str, language: str) -> None:
+    problems = tr.problems(name, language)
+    assert not problems, f"{name} ({language}):\n" + "\n".join(problems[:20])
+
+
+# ---------------------------------------------------------------- a synthetic lesson
+
+LESSON = "00_demo"
+
+
+def _demo_notebook() -> nbformat.NotebookNode:
+    nb = nbformat.v4.new_notebook()
+    cells = [
+        nbformat.v4.new_markdown_cell("# Lesson 0 · Demo\n\nWrite `double(x)`, which returns $2x$."),
+        nbformat.v4.new_code_cell(
+            "def double(x):\n    ### BEGIN SOLUTION\n    return 2 * x\n    ### END SOLUTION",
+            metadata={
+                "nbgrader": {
+                    "solution": True,
+                    "grade": False,
+                    "locked": False,
+                    "grade_id": "double",
+                    "schema_version": 3,
+                }
+            },
+        ),
+        nbformat.v4.new_code_cell(
+            'print("the check runs")  # a locked cell is never translated',
+            metadata={
+                "nbgrader": {
+                    "solution": False,
+                    "grade": True,
+                    "locked": True,
+                    "points": 1,
+                    "grade_id": "test_double",
+                    "schema_version": 3,
+                }
+            },
+        ),
+        nbformat.v4.new_code_cell(
+            "import matplotlib.pyplot as plt\n\n# the slope of the line, drawn\nx = 3\n"
+            'print(f"double({x}) = {double(x)}, twice the input")\nplt.title("a straight line")\n'
+            'ax = {"valid": 1}'
+        ),
+    ]
+    for index, cell in enumerate(cells):
+        cell.id = f"demo-{index}"
+    nb.cells = cells
+    return nb
+
+
+@pytest.fixture
+def root(tmp_path: Path) -> Path:
+    (tmp_path / "course" / LESSON).mkdir(parents=True)
+    nbformat.write(_demo_notebook(), tmp_path / "course" / LESSON / f"{LESSON}.ipynb")
+    return tmp_path
+
+
+PORTUGUESE = {
+    "# Lesson 0 · Demo\n\nWrite `double(x)`, which returns $2x$.": "# Aula 0 · Demonstração\n\nEscreva `double(x)`, que devolve $2x$.",
+    "# the slope of the line, drawn": "# a inclinação da reta, desenhada",
+    'f"double({x}) = {double(x)}, twice the input"': 'f"double({x}) = {double(x)}, o dobro da entrada"',
+    '"a straight line"': '"uma reta"',
+}
+
+
+def _translate(root: Path, table: dict[str, str], fuzzy_too: bool = False) -> None:
+    path = tr.catalogue_path(LESSON, "pt", root)
+    catalog = tr.read_catalogue(path, "pt")
+    for message in catalog:
+        if message.id in table:
+            message.string = table[message.id]
+            if fuzzy_too:
+                message.flags.discard("fuzzy")
+    tr.write_catalogue(path, catalog)
+
+
+def test_units_are_the_plain_cells_prose_only(root: Path) -> None:
+    units = tr.english_units(LESSON, root)
+    assert [(u.cell_id, u.kind) for u in units] == [
+        ("demo-0", "markdown"),
+        ("demo-3", "comment"),
+        ("demo-3", "string"),
+        ("demo-3", "string"),
+    ]
+    assert '"valid"' not in {u.english for u in units}, "a one-word string that is data stays"
+
+
+def test_missing_untranslated_then_complete(root: Path) -> None:
+    assert "no catalogue yet" in tr.problems(LESSON, "pt", root)[0]
+    tr.extract(LESSON, "pt", root)
+    assert all("not translated yet" in p for p in tr.problems(LESSON, "pt", root))
+    _translate(root, PORTUGUESE)
+    assert tr.problems(LESSON, "pt", root) == []
+
+
+def test_the_edition_changes_plain_cells_only(root: Path) -> None:
+    tr.extract(LESSON, "pt", root)
+    _translate(root, PORTUGUESE)
+    english = _demo_notebook()
+    ours = tr.translate_notebook(english, LESSON, "pt", root)
+    assert ours.cells[0].source.startswith("# Aula 0 · Demonstração\n\nAbra esta aula no [Colab]")
+    for a, b in zip(english.cells[1:3], ours.cells[1:3], strict=True):
+        assert (a.source, a.metadata) == (b.source, b.metadata)
+    assert 'o dobro da entrada"' in ours.cells[3].source and '"valid"' in ours.cells[3].source
+
+    def shape(code: str) -> str:  # the program, with its strings blanked
+        tree = ast.parse(code)
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Constant) and isinstance(node.value, str):
+                node.value = ""
+        return ast.dump(tree)
+
+    assert shape(english.cells[3].source) == shape(ours.cells[3].source)
+    assert ours.metadata["backprop_edition"] == {"language": "pt"}
+
+
+def test_a_changed_english_cell_is_stale_until_revised(root: Path) -> None:
+    tr.extract(LESSON, "pt", root)
+    _translate(root, PORTUGUESE)
+    nb = _demo_notebook()
+    nb.cells[0].source = nb.cells[0].source.replace("returns", "gives back")
+    nbformat.write(nb, root / "course" / LESSON / f"{LESSON}.ipynb")
+    assert ["changed since the catalogue was extracted" in p for p in tr.problems(LESSON, "pt", root)] == [
+        True
+    ]
+    with pytest.raises(tr.TranslationError, match="no complete Português edition"):
+        tr.translate_notebook(nb, LESSON, "pt", root)
+    tr.extract(LESSON, "pt", root)  # the old translation is kept, flagged fuzzy
+    (stale,) = tr.problems(LESSON, "pt", root)
+    assert "stale, its English changed" in stale and "demo-0" in stale
+    catalog = tr.read_catalogue(tr.catalogue_path(LESSON, "pt", root), "pt")
+    entry = catalog.get(nb.cells[0].source, context="demo-0")
+    assert entry.fuzzy and entry.string.startswith("# Aula 0")
+    _translate(root, {nb.cells[0].source: entry.string}, fuzzy_too=True)  # the translator revises it
+    assert "recorded hash" in tr.problems(LESSON, "pt", root)[0]
+    tr.extract(LESSON, "pt", root)
+    assert tr.problems(LESSON, "pt", root) == []
+
+
+@pytest.mark.parametrize(
+    "english, broken, why",
+    [
+        ('f"double({x}) = {double(x)}, twice the input"', 'f"o dobro de {x}"', "f-string fields"),
+        ('"a straight line"', '"uma reta', "not a Python string literal"),
+        ("# the slope of the line, drawn", "a inclinação", "one line starting with #"),
+        (
+            "# Lesson 0 · Demo\n\nWrite `double(x)`, which returns $2x$.",
+            "# Aula 0\n\nEscreva `dobro(x)`.",
+            "inline code changed",
+        ),
+    ],
+)
+def test_a_broken_translation_is_refused(root: Path, english: str, broken: str, why: str) -> None:
+    tr.extract(LESSON, "pt", root)
+    _translate(root, {**PORTUGUESE, english: broken})
+    (problem,) = tr.problems(LESSON, "pt", root)
+    assert why in problem
+
+
+# ---------------------------------------------------------------- the real editions
+
+
+def _plain_flags(name: str) -> list[bool]:
+    """For each cell of the solution notebook: whether it comes from a plain (translated) cell."""
+    source = nbformat.read(REPO / "course" / name / f"{name}.ipynb", as_version=4)
+    return [
+        tr.is_plain(c) or c.get("id") == "bootstrap" for c in source.cells if clean_source(c.source).strip()
+    ]
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_both_editions_grade_the_same_cells(name: str) -> None:
+    assert editions(name) == LANGUAGES, f"{name} has no catalogue for {set(LANGUAGES) - set(editions(name))}"
+    for language in LANGUAGES:
+        for folder, flags in (("exercises", None), ("solutions", _plain_flags(name))):
+            en = nbformat.read(REPO / folder / name / f"{name}.ipynb", as_version=4)
+            ours = nbformat.read(REPO / folder / language / name / f"{name}.ipynb", as_version=4)
+            assert [c.cell_type for c in ours.cells] == [c.cell_type for c in en.cells], (folder, name)
+            for index, (a, b) in enumerate(zip(en.cells, ours.cells, strict=True)):
+                plain = flags[index] if flags else (tr.is_plain(a) or a.get("id") == "bootstrap")
+                if not plain:
+                    assert (a.source, a.metadata) == (b.source, b.metadata), (
+                        f"{folder}/{language}/{name} cell {index}"
+                    )
