@@ -23,9 +23,13 @@ $(INSTALLED): pyproject.toml
 	touch $@
 
 ## Open the course in JupyterLab as a student (prints the URL; works headless and as root):
-## lesson 01, or LESSON=05 (a number or the start of a name). No news pop-up, no instructor tools.
+## lesson 01, or LESSON=05 (a number or the start of a name); LANG=pt opens the Portuguese edition.
+## No news pop-up, no instructor tools.
+# LANG is also the shell's locale: only a LANG given on make's command line chooses the edition,
+# and JupyterLab then runs with the C.UTF-8 locale rather than with LANG=pt.
+EDITION := $(if $(filter command line,$(origin LANG)),$(LANG),en)
 lab: setup
-	$(BIN)/python -m grader.lab $(if $(LESSON),--lesson "$(LESSON)",) -- --ServerApp.port=$(PORT)
+	$(if $(filter command line,$(origin LANG)),LANG=C.UTF-8 )$(BIN)/python -m grader.lab --language "$(EDITION)" $(if $(LESSON),--lesson "$(LESSON)" ,)-- --ServerApp.port=$(PORT)
 
 ## JupyterLab for instructors, on course/: nbgrader's Formgrader and Create Assignment as well.
 instructor: setup

@@ -73,15 +73,27 @@ def config_path(role: str, environ: dict[str, str] | None = None) -> str:
     return os.pathsep.join(folders + ([before] if before else []))
 
 
-def opening(role: str, lesson: str | None = None, root: Path = REPO) -> str:
-    """What JupyterLab opens first, relative to `root`: the lesson's notebook, or `course` for instructors."""
+#: The languages a student can choose (`make lab LANG=pt`): English and the editions in exercises/<language>/.
+LANGUAGES = ("en", "pt")
+
+
+def opening(role: str, lesson: str | None = None, root: Path = REPO, language: str = "en") -> str:
+    """What JupyterLab opens first, relative to `root`: the lesson's notebook (in `language`'s
+    edition), or `course` for instructors."""
     if role == "instructor":
         return "course"
-    return release_notebook(find_lesson(lesson, root) if lesson else lessons(root)[0])
+    if language not in LANGUAGES:
+        raise NoSuchLesson(f"{language!r} is not a language of the course: choose one of "
+                           f"{', '.join(LANGUAGES)} (for example `make lab LANG=pt`).")
+    name = find_lesson(lesson, root) if lesson else lessons(root)[0]
+    notebook = release_notebook(name, language)
+    if not (root / notebook).is_file():
+        raise NoSuchLesson(f"{name} has no edition in {language!r} yet ({notebook} is missing).")
+    return notebook
 
 
 def lab_command(role: str = "student", lesson: str | None = None, root: Path = REPO,
-                extra: list[str] | None = None) -> tuple[list[str], dict[str, str]]:
+                extra: list[str] | None = None, language: str = "en") -> tuple[list[str], dict[str, str]]:
     """The command line and environment that start JupyterLab for `role`.
 
     Inputs:
@@ -89,13 +101,14 @@ def lab_command(role: str = "student", lesson: str | None = None, root: Path = R
     - lesson: a prefix for `find_lesson`; None means the first lesson.
     - root: the folder JupyterLab serves (the repository; tests pass a scratch copy).
     - extra: more JupyterLab options, appended last.
+    - language: "en" or "pt": which edition the student's notebook is opened in.
 
     Returns: (argv, env), for subprocess or os.execvpe.
     """
     if role not in ROLES:
         raise ValueError(f"role must be one of {sorted(ROLES)}, not {role!r}")
     argv = [sys.executable, "-m", "jupyterlab", f"--ServerApp.root_dir={root}",
-            f"--LabApp.default_url=/lab/tree/{opening(role, lesson, root)}"]
+            f"--LabApp.default_url=/lab/tree/{opening(role, lesson, root, language)}"]
     if hasattr(os, "geteuid") and os.geteuid() == 0:
         argv.append("--allow-root")
     env = {**os.environ, "JUPYTER_CONFIG_PATH": config_path(role)}
@@ -106,15 +119,17 @@ def main(argv: list[str] | None = None) -> int:
     """Parse the command line and replace this process by JupyterLab (2: no such lesson)."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--lesson", help="the lesson to open: its number or the start of its name (students)")
+    parser.add_argument("--language", default="en", help="the edition to open: en (default) or pt (students)")
     parser.add_argument("--instructor", action="store_true", help="with nbgrader's Formgrader, on course/")
     parser.add_argument("jupyter_args", nargs="*", help="passed on to JupyterLab (after --)")
     args = parser.parse_args(argv)
     role = "instructor" if args.instructor else "student"
     try:
-        command, env = lab_command(role, args.lesson, extra=args.jupyter_args)
+        command, env = lab_command(role, args.lesson, extra=args.jupyter_args, language=args.language)
     except NoSuchLesson as exc:
         print(exc, file=sys.stderr)
         return 2
-    print(f"JupyterLab for the {role}, opening {opening(role, args.lesson)}: Ctrl-C stops it.")
+    print(f"JupyterLab for the {role}, opening {opening(role, args.lesson, language=args.language)}: "
+          "Ctrl-C stops it.")
     os.execvpe(command[0], command, env)
     return 0  # not reached

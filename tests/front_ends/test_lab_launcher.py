@@ -47,6 +47,13 @@ def test_student_opens_the_lesson_and_instructor_opens_course() -> None:
     assert "--LabApp.default_url=/lab/tree/exercises/01_derivatives/01_derivatives.ipynb" in first
 
 
+def test_a_student_opens_the_portuguese_edition() -> None:
+    argv, _ = lab.lab_command("student", "04", language="pt")
+    assert "--LabApp.default_url=/lab/tree/exercises/pt/04_layers/04_layers.ipynb" in argv
+    with pytest.raises(lab.NoSuchLesson, match="not a language of the course: choose one of en, pt"):
+        lab.lab_command("student", "04", language="fr")
+
+
 def test_a_folder_without_lessons_is_named(tmp_path) -> None:
     with pytest.raises(lab.NoSuchLesson, match="has no exercises/ folder"):
         lab.lab_command("student", root=tmp_path)
@@ -68,7 +75,12 @@ def test_the_cli_refuses_an_unknown_lesson_with_a_message() -> None:
 def test_make_lab_passes_the_lesson_and_the_port() -> None:
     dry = subprocess.run(["make", "-n", "lab", "LESSON=05", "PORT=8899"], cwd=REPO,
                          capture_output=True, text=True, timeout=60)
-    assert 'grader.lab --lesson "05" -- --ServerApp.port=8899' in dry.stdout, dry.stdout
+    assert 'grader.lab --language "en" --lesson "05" -- --ServerApp.port=8899' in dry.stdout, dry.stdout
+    assert "LANG=C.UTF-8" not in dry.stdout, "the shell's own LANG (a locale) does not choose the edition"
+    dry = subprocess.run(["make", "-n", "lab", "LANG=pt", "LESSON=04"], cwd=REPO, capture_output=True,
+                         text=True, timeout=60, env={**os.environ, "LANG": "en_US.UTF-8"})
+    assert "LANG=C.UTF-8 " in dry.stdout, dry.stdout
+    assert 'grader.lab --language "pt" --lesson "04" --' in dry.stdout, dry.stdout
     dry = subprocess.run(["make", "-n", "instructor"], cwd=REPO, capture_output=True, text=True, timeout=60)
     assert "grader.lab --instructor" in dry.stdout, dry.stdout
 

@@ -14,7 +14,7 @@ import nbformat
 import pytest
 
 from grader.instructor.grading.pipeline import Options, grade
-from tests.nbgrader_harness import ScratchCourse, fill_release, load_cases, solution_sources
+from tests.nbgrader_harness import REPO, ScratchCourse, fill_release, load_cases, solution_sources
 
 # A sample of each notebook's cases: full marks, no marks and a partial score on 01 (every case is
 # graded by tests/cases/test_corpus.py already, and there an alternative answer scores as the
@@ -22,11 +22,18 @@ from tests.nbgrader_harness import ScratchCourse, fill_release, load_cases, solu
 SAMPLE = {"01_derivatives": (True, 0, [0]), "02_chain_rule": (False, 0, [])}
 
 
+#: The notebook a student of the Portuguese edition hands in is graded in the same run as the others.
+WITH_PORTUGUESE = "01_derivatives"
+
+
 def _submissions(course: ScratchCourse, name: str) -> dict[str, nbformat.NotebookNode]:
     with_release, n_alt, mistakes_idx = SAMPLE[name]
     solutions = solution_sources(course.source_nb)
     alternatives, mistakes = load_cases(name)
     subs = {"solution": fill_release(course.release_nb, solutions)}
+    if name == WITH_PORTUGUESE:
+        release_pt = nbformat.read(REPO / "exercises" / "pt" / name / f"{name}.ipynb", as_version=4)
+        subs["solution_pt"] = fill_release(release_pt, solutions)
     if with_release:
         subs["release"] = course.release_nb
     for gid in list(alternatives)[:n_alt]:
@@ -58,6 +65,9 @@ def test_same_grades_as_sequential_nbgrader(tmp_path: Path, name: str) -> None:
             want = {gid: (c.score, c.max_score) for gid, c in expected[student].items()}
             assert got == want, f"{name} {student}: pipeline {got} != nbgrader {want}"
             assert not any(g.needs_manual_grade for g in sub.grades)
+    if "solution_pt" in subs:  # one run, one gradebook: the Portuguese notebook scores as the English
+        assert expected["solution_pt"] == expected["solution"]
+        _speaks_portuguese(ours.autograded_notebook("solution_pt"), ours.autograded_notebook("solution"))
     # same failing cells, for the same reasons
     for student in subs:
         a, b = plain.autograded_notebook(student), ours.autograded_notebook(student)
@@ -74,6 +84,33 @@ def test_same_grades_as_sequential_nbgrader(tmp_path: Path, name: str) -> None:
     # both sides got feedback-able, complete notebooks: the last cell ran
     last = [c for c in ours.autograded_notebook("solution").cells if c.cell_type == "code"][-1]
     assert last.get("execution_count")
+
+
+def _text(nb) -> list[str]:
+    return [o.get("text", "") for c in nb.cells if c.cell_type == "code" for o in c.get("outputs", [])]
+
+
+def _speaks_portuguese(pt, en) -> None:
+    """The graded Portuguese notebook shows the toolkit's ✓ lines in Portuguese."""
+    assert any("O kit do curso" in t for t in _text(pt)), "the Portuguese bootstrap cell did not run"
+    english = {line for t in _text(en) for line in t.splitlines() if line.startswith("✓")}
+    ours = {line for t in _text(pt) for line in t.splitlines() if line.startswith("✓")}
+    assert ours and ours.isdisjoint(english), sorted(ours & english)[:3]
+
+
+def test_selfgrade_grades_the_portuguese_edition(tmp_path: Path, capsys) -> None:
+    from grader.instructor.grading import selfgrade
+
+    name = WITH_PORTUGUESE
+    source = nbformat.read(REPO / "course" / name / f"{name}.ipynb", as_version=4)
+    release_pt = nbformat.read(REPO / "exercises" / "pt" / name / f"{name}.ipynb", as_version=4)
+    mine = tmp_path / f"{name}.ipynb"
+    nbformat.write(fill_release(release_pt, solution_sources(source)), mine)
+    points = sum(float(c.metadata["nbgrader"].get("points", 0)) for c in source.cells
+                 if c.metadata.get("nbgrader", {}).get("grade"))
+    assert selfgrade.main([str(mine)]) == 0
+    out = capsys.readouterr().out
+    assert f"{name}: {points:g} / {points:g} points" in out, out[-2000:]
 
 
 def _errors(cell) -> list[str]:
