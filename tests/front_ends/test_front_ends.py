@@ -53,6 +53,18 @@ def test_readme_table_links_every_lesson() -> None:
     assert f"]({front_ends.binder_url(NAMES[0])})" in readme
 
 
+def test_the_portuguese_readme_links_every_portuguese_notebook() -> None:
+    readme = (REPO / "README.pt.md").read_text(encoding="utf-8")
+    assert "| notebook | o que você constrói | abrir em |\n| --- | --- | --- |\n" in readme
+    rows = {name: links for name, _, links in ROW.findall(readme)}
+    assert sorted(rows) == NAMES, "README.pt.md's lesson table and course/ list different lessons"
+    for name, links in rows.items():
+        assert links == front_ends.readme_links(name, "pt"), f"README.pt.md row of {name}: {links}"
+        assert (REPO / "exercises" / "pt" / name / f"{name}.ipynb").is_file(), name
+    assert "make lab LANG=pt" in readme and "make test" in readme
+    assert "(README.pt.md)" in (REPO / "README.md").read_text(encoding="utf-8")
+
+
 @pytest.mark.parametrize("folder", FOLDERS)
 @pytest.mark.parametrize("name", NAMES)
 def test_title_cell_opens_the_lesson_in_colab_and_binder(name: str, folder: str) -> None:
