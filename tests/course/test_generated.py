@@ -56,9 +56,11 @@ def test_release_hides_solutions_and_hidden_tests(name: str) -> None:
         assert marker not in text, f"exercises/{name} contains {marker!r}"
 
 
+@pytest.mark.parametrize("edition", ["", "pt/"])
 @pytest.mark.parametrize("name", NAMES)
-def test_solution_is_clean_and_executed(name: str) -> None:
-    path = REPO / "solutions" / name / f"{name}.ipynb"
+def test_solution_is_clean_and_executed(name: str, edition: str) -> None:
+    path = REPO / "solutions" / f"{edition}{name}" / f"{name}.ipynb"
+    name = f"{edition}{name}"
     nb = nbformat.read(path, as_version=4)
     text = json.dumps([c.source for c in nb.cells])
     for marker in ("BEGIN SOLUTION", "END SOLUTION", "HIDDEN TESTS", "MARK SCHEME"):

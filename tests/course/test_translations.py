@@ -207,3 +207,17 @@ def test_both_editions_grade_the_same_cells(name: str) -> None:
                     assert (a.source, a.metadata) == (b.source, b.metadata), (
                         f"{folder}/{language}/{name} cell {index}"
                     )
+
+
+def test_the_portuguese_bootstrap_cell_speaks_portuguese_and_sets_the_language() -> None:
+    import subprocess
+    import sys
+
+    from grader.instructor import front_ends
+
+    source = front_ends.bootstrap_source("pt")
+    assert "Colab (or any" not in source and "Installing" not in source
+    probe = source + "\nimport os\nprint(os.environ['BACKPROP_COURSE_LANGUAGE'])"
+    ran = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=60, cwd=REPO)
+    assert ran.returncode == 0, ran.stderr
+    assert ran.stdout.splitlines() == ["O kit do curso já está instalado: nada a preparar.", "pt"]
