@@ -2,6 +2,7 @@
 
     taskset -c 0 .venv/bin/python benchmarks/solutions_one_cpu.py         # every lesson
     taskset -c 0 .venv/bin/python benchmarks/solutions_one_cpu.py 07 11   # some lessons
+    taskset -c 0 .venv/bin/python benchmarks/solutions_one_cpu.py --edition pt [07 ...]  # solutions/pt/
 
 Binder gives one CPU and 2 GB; the course's budget is 60 s and 1.5 GB per solution. Each
 notebook of solutions/ is executed by nbclient with one BLAS/OpenMP thread (what Binder's `start`
@@ -62,7 +63,10 @@ def run(path: Path) -> tuple[float, int]:
 
 
 def main(prefixes: list[str]) -> int:
-    folders = sorted(p for p in (REPO / "solutions").iterdir() if p.is_dir())
+    base = REPO / "solutions"
+    if prefixes[:1] == ["--edition"] and len(prefixes) >= 2:
+        base, prefixes = base / prefixes[1], prefixes[2:]
+    folders = sorted(p for p in base.iterdir() if p.is_dir() and (p / f"{p.name}.ipynb").is_file())
     chosen = [f for f in folders if not prefixes or f.name.startswith(tuple(prefixes))]
     if not chosen:
         print(f"no lesson of solutions/ starts with {' or '.join(prefixes)}", file=sys.stderr)
