@@ -18,6 +18,7 @@ import numpy as np
 from matplotlib.figure import Figure
 
 from ..errors import ToolkitInputError
+from ..i18n import lesson_text as _
 from .conv_experiments import central_unit, unit_input_gradient
 from .live_plot import SliderPlot
 from .student_calls import NotReady
@@ -120,10 +121,10 @@ def receptive_field_explorer(conv_forward: Callable, conv_backward: Callable, *,
 
     return SliderPlot(
         draw,
-        kernel=widgets.IntSlider(value=kernel, min=1, max=7, description="kernel size", style=_STYLE),
-        stride=widgets.IntSlider(value=stride, min=1, max=3, description="stride", style=_STYLE),
-        pad=widgets.IntSlider(value=pad, min=0, max=3, description="padding", style=_STYLE),
-        layers=widgets.IntSlider(value=layers, min=1, max=4, description="layers", style=_STYLE),
+        kernel=widgets.IntSlider(value=kernel, min=1, max=7, description=_("kernel size"), style=_STYLE),
+        stride=widgets.IntSlider(value=stride, min=1, max=3, description=_("stride"), style=_STYLE),
+        pad=widgets.IntSlider(value=pad, min=0, max=3, description=_("padding"), style=_STYLE),
+        layers=widgets.IntSlider(value=layers, min=1, max=4, description=_("layers"), style=_STYLE),
         caption="Move a slider: the receptive field and the output shapes for your values appear below.",
         dpi=80,
     )

@@ -12,6 +12,7 @@ import ipywidgets as widgets
 import numpy as np
 from matplotlib.figure import Figure
 
+from ..i18n import lesson_text as _
 from .deep_nets_experiments import DeepNetRun, deep_net_gradients, train_deep_net
 from .live_figure import BLUE, GREY, ORANGE, LiveFigure, Panel, set_log_limits, text_key
 from .student_calls import NotReady
@@ -45,12 +46,12 @@ class BatchNormExplorer(LiveFigure):
         self.steps, self.seed = steps, seed
         self.batch = (data[0][:grad_batch], data[1][:grad_batch])
         controls = {
-            "depth": widgets.IntSlider(value=depth, min=2, max=self.MAX_DEPTH, description="hidden layers",
+            "depth": widgets.IntSlider(value=depth, min=2, max=self.MAX_DEPTH, description=_("hidden layers"),
                                        style=_STYLE),
             "lr": widgets.FloatLogSlider(value=lr, base=10, min=-3, max=0.5, step=0.1,
-                                         description="learning rate", readout_format=".3f", style=_STYLE),
+                                         description=_("learning rate"), readout_format=".3f", style=_STYLE),
             "activation": widgets.Dropdown(options=(("sigmoid", "sigmoid"), ("tanh", "tanh")),
-                                           value=activation, description="activation", style=_STYLE),
+                                           value=activation, description=_("activation"), style=_STYLE),
         }
         super().__init__(controls, css_class="dn-explorer", figsize=(11, 3.3))
 

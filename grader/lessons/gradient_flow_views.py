@@ -19,6 +19,7 @@ import numpy as np
 from matplotlib.figure import Figure
 from matplotlib.ticker import MaxNLocator
 
+from ..i18n import lesson_text as _
 from .gradient_flow_experiments import (
     ACTIVATION_NAMES,
     DeadReluRuns,
@@ -78,14 +79,15 @@ class GradientFlowExplorer(LiveFigure):
         )
         self.batch, self.seed = batch, seed
         controls = {
-            "depth": widgets.IntSlider(value=depth, min=1, max=50, description="depth", style=_STYLE),
-            "width": widgets.IntSlider(value=width, min=8, max=64, step=8, description="width", style=_STYLE),
+            "depth": widgets.IntSlider(value=depth, min=1, max=50, description=_("depth"), style=_STYLE),
+            "width": widgets.IntSlider(value=width, min=8, max=64, step=8, description=_("width"),
+                                       style=_STYLE),
             "activation": widgets.Dropdown(options=self.ACT_OPTIONS, value=activation,
-                                           description="activation", style=_STYLE),
-            "init": widgets.Dropdown(options=self.INITS, value=init, description="init", style=_STYLE),
+                                           description=_("activation"), style=_STYLE),
+            "init": widgets.Dropdown(options=self.INITS, value=init, description=_("init"), style=_STYLE),
             "scale": widgets.FloatLogSlider(value=scale, base=10, min=-2, max=0.3, step=0.05,
                                             description="σ", readout_format=".3f", style=_STYLE),
-            "residual": widgets.Checkbox(value=residual, description="skip connections"),
+            "residual": widgets.Checkbox(value=residual, description=_("skip connections")),
         }
         super().__init__(controls, css_class="gf-explorer", figsize=(11, 3.3))
         controls["scale"].disabled = init != "normal"
@@ -205,9 +207,9 @@ class SaturationExplorer(LiveFigure):
         self.grid = np.linspace(-10, 10, 401)
         controls = {
             "scale": widgets.FloatSlider(value=scale, min=0.1, max=10.0, step=0.1,
-                                         description="spread of z (std)", style=_STYLE),
+                                         description=_("spread of z (std)"), style=_STYLE),
             "depth": widgets.IntSlider(value=depth, min=1, max=self.MAX_DEPTH,
-                                       description="layers k", style=_STYLE),
+                                       description=_("layers k"), style=_STYLE),
         }
         super().__init__(controls, css_class="gf-saturation", figsize=(10, 3.3),
                          continuous_update=True)
@@ -296,9 +298,9 @@ class DeadReluTrainer(LiveFigure):
                                  hidden=hidden, seed=seed, keep_lr=reference_lr)
         controls = {
             "lr": widgets.FloatLogSlider(value=lr, base=10, min=-1, max=1, step=0.05,
-                                         description="learning rate", readout_format=".2f", style=_STYLE),
+                                         description=_("learning rate"), readout_format=".2f", style=_STYLE),
             "steps": widgets.IntSlider(value=steps, min=10, max=self.MAX_STEPS, step=10,
-                                       description="steps", style=_STYLE),
+                                       description=_("steps"), style=_STYLE),
         }
         super().__init__(controls, css_class="gf-dead", figsize=(10, 3.3))
 

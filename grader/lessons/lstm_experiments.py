@@ -14,6 +14,7 @@ import numpy as np
 from matplotlib.figure import Figure
 
 from ..errors import ToolkitInputError
+from ..i18n import lesson_text as _
 from .live_plot import SliderPlot
 from .lstm_models import StudentLSTM, VanillaRNN, init_lstm, init_rnn
 from .student_calls import NotReady, call_student, for_cell
@@ -198,8 +199,8 @@ def draw_reach(reach: GradientReach) -> Figure:
     else:
         ax.text(0.5, 0.5, reach.error, transform=ax.transAxes, ha="center", va="center", wrap=True)
         title = f"T = {reach.T}: the vanilla RNN only"
-    ax.set_xlabel("time step t (the loss looks at the last one)")
-    ax.set_ylabel("‖∂L/∂x_t‖ (log scale)")
+    ax.set_xlabel(_("time step t (the loss looks at the last one)"))
+    ax.set_ylabel(_("‖∂L/∂x_t‖ (log scale)"))
     ax.set_title(title, fontsize=10)
     ax.legend(loc="lower right", fontsize=8)
     ax.grid(True, alpha=0.3)
@@ -216,5 +217,5 @@ def gradient_explorer(lstm_forward: Callable, lstm_backward: Callable) -> Slider
     return SliderPlot(
         draw,
         T=widgets.IntSlider(value=60, min=5, max=150, step=5, description="T"),
-        forget_bias=widgets.FloatSlider(value=1.0, min=-2.0, max=4.0, step=0.5, description="forget bias"),
+        forget_bias=widgets.FloatSlider(value=1.0, min=-2.0, max=4.0, step=0.5, description=_("forget bias")),
     )

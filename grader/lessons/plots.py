@@ -15,6 +15,7 @@ from matplotlib.colors import ListedColormap, to_rgb
 
 from .._validate import describe, fmt_shape, to_numpy
 from ..errors import ToolkitInputError
+from ..i18n import lesson_text as _
 
 __all__ = ["CLASS_COLOURS", "plot_decision_regions", "plot_loss"]
 
@@ -98,8 +99,8 @@ def plot_loss(
     if ax is None:
         ax = _new_axes()
     ax.plot(np.arange(values.size), values.astype(np.float64), label=label)
-    ax.set_xlabel("iteration")
-    ax.set_ylabel("loss")
+    ax.set_xlabel(_("iteration"))
+    ax.set_ylabel(_("loss"))
     if label is not None:
         ax.legend()
     return ax
