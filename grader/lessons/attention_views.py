@@ -30,7 +30,7 @@ def draw_losses(ours: np.ndarray, theirs: np.ndarray) -> Figure:
     ax = fig.add_subplot()
     steps = np.arange(1, len(ours) + 1)
     ax.plot(steps, theirs, color="#ff7f0e", lw=4, alpha=0.5, label="PyTorch autograd")
-    ax.plot(steps, ours, color="#1f77b4", lw=1.2, label="your backward passes")
+    ax.plot(steps, ours, color="#1f77b4", lw=1.2, label=_("your backward passes"))
     gap = np.abs(np.asarray(ours) - np.asarray(theirs)).max()
     ax.set_title(f"training loss, same start and same batches: largest gap {gap:.1e}", fontsize=10)
     ax.set_xlabel(_("step"))
@@ -94,7 +94,7 @@ def draw_scale(sweep: ScaleSweep) -> Figure:
     """The median gradient reaching a query and the median peak weight against d, both arms."""
     fig = Figure(figsize=(10, 3.6))
     grad, peak = fig.subplots(1, 2)
-    for arm, colour, label in (("scaled", "#1f77b4", "q kᵀ / √d"), ("raw", "#d62728", "q kᵀ (no scale)")):
+    for arm, colour, label in (("scaled", "#1f77b4", "q kᵀ / √d"), ("raw", "#d62728", _("q kᵀ (no scale)"))):
         grad.loglog(sweep.dims, getattr(sweep, f"{arm}_grad"), "o-", color=colour, label=label)
         peak.semilogx(sweep.dims, getattr(sweep, f"{arm}_peak"), "o-", color=colour, label=label)
     grad.set_xlabel(_("d (query and key size)"))
@@ -116,8 +116,8 @@ def draw_residual(reach: dict[str, np.ndarray]) -> Figure:
     fig = Figure(figsize=(7.5, 3.6))
     ax = fig.add_subplot()
     blocks = np.arange(len(reach["with"]))
-    ax.semilogy(blocks, reach["with"], "o-", label="with the residual connections")
-    ax.semilogy(blocks, reach["without"], "s-", color="#d62728", label="without them")
+    ax.semilogy(blocks, reach["with"], "o-", label=_("with the residual connections"))
+    ax.semilogy(blocks, reach["without"], "s-", color="#d62728", label=_("without them"))
     ax.set_xlabel(_("block (0 reads the embeddings)"))
     ax.set_ylabel(_("‖∂L/∂(block input)‖ (log scale)"))
     ax.set_title(_("the gradient on its way down, at initialisation"), fontsize=10)
@@ -131,7 +131,7 @@ def draw_memory(lengths: Sequence[int], kept: np.ndarray, heads: int) -> Figure:
     fig = Figure(figsize=(7, 3.6))
     ax = fig.add_subplot()
     lengths = np.asarray(lengths)
-    ax.loglog(lengths, kept / 2**20, "o-", label="kept by your attention_forward's cache")
+    ax.loglog(lengths, kept / 2**20, "o-", label=_("kept by your attention_forward's cache"))
     ax.loglog(
         lengths, heads * lengths**2 * 8 / 2**20, "--", color="gray", label=f"{heads}·T² float64 (the weights)"
     )

@@ -125,6 +125,6 @@ def receptive_field_explorer(conv_forward: Callable, conv_backward: Callable, *,
         stride=widgets.IntSlider(value=stride, min=1, max=3, description=_("stride"), style=_STYLE),
         pad=widgets.IntSlider(value=pad, min=0, max=3, description=_("padding"), style=_STYLE),
         layers=widgets.IntSlider(value=layers, min=1, max=4, description=_("layers"), style=_STYLE),
-        caption="Move a slider: the receptive field and the output shapes for your values appear below.",
+        caption=_("Move a slider: the receptive field and the output shapes for your values appear below."),
         dpi=80,
     )

@@ -72,20 +72,20 @@ class BatchNormExplorer(LiveFigure):
         ax1, ax2, ax3 = fig.subplots(1, 3)
         fig.subplots_adjust(left=0.06, right=0.98, bottom=0.16, top=0.83, wspace=0.3)
         self.suptitle = fig.text(0.5, 0.97, "", ha="center", va="top", fontsize=11)
-        self.p_norms = Panel(ax1, log=True, xlabel="layer (last = output layer)", integer_x=True)
-        self.p_norms.title.set_text("gradient norm ‖dW‖ per layer")
-        self.p_ratio = Panel(ax2, xlabel="layer", ylabel="log10 update / weight", integer_x=True)
-        self.p_ratio.title.set_text("update-to-data ratio, first step")
+        self.p_norms = Panel(ax1, log=True, xlabel=_("layer (last = output layer)"), integer_x=True)
+        self.p_norms.title.set_text(_("gradient norm ‖dW‖ per layer"))
+        self.p_ratio = Panel(ax2, xlabel=_("layer"), ylabel=_("log10 update / weight"), integer_x=True)
+        self.p_ratio.title.set_text(_("update-to-data ratio, first step"))
         ax2.axhspan(-3.5, -2.5, color=GREY, alpha=0.15, lw=0)
-        self.p_loss = Panel(ax3, xlabel="SGD step", ylabel="training loss (minibatch)")
-        self.p_loss.title.set_text(f"{self.steps} steps of SGD at this learning rate")
+        self.p_loss = Panel(ax3, xlabel=_("SGD step"), ylabel=_("training loss (minibatch)"))
+        self.p_loss.title.set_text(_("{steps} steps of SGD at this learning rate").format(steps=self.steps))
         self.lines = {}
         for key, colour in (("plain", BLUE), ("bn", ORANGE)):
             self.lines[key] = (ax1.plot([], [], "o-", ms=3, lw=1.3, color=colour)[0],
                                ax2.plot([], [], "o-", ms=3, lw=1.3, color=colour)[0],
                                ax3.plot([], [], lw=1.5, color=colour)[0])
-        text_key(ax1, [("without BatchNorm", BLUE), ("with BatchNorm", ORANGE)], corner="lower right")
-        text_key(ax2, [("grey: the band around 10⁻³", GREY)], corner="lower right")
+        text_key(ax1, [(_("without BatchNorm"), BLUE), (_("with BatchNorm"), ORANGE)], corner="lower right")
+        text_key(ax2, [(_("grey: the band around 10⁻³"), GREY)], corner="lower right")
         for ax in (ax1, ax2, ax3):
             ax.grid(True, alpha=0.3)
 
@@ -126,7 +126,7 @@ class BatchNormExplorer(LiveFigure):
 
     def describe(self, s: dict) -> str:
         parts = []
-        for key, label in (("plain", "without BatchNorm"), ("bn", "with BatchNorm")):
+        for key, label in (("plain", _("without BatchNorm")), ("bn", _("with BatchNorm"))):
             result, run = s["grads"][key], s["runs"][key]
             if result is None:
                 parts.append(f"{label}: <b>✗</b> {html.escape(s['grads']['bn_error'] or '')}")
@@ -140,4 +140,4 @@ class BatchNormExplorer(LiveFigure):
 
 def _fmt_loss(losses: np.ndarray) -> str:
     last = losses[-1]
-    return f"{last:.3g}" if np.isfinite(last) else "overflowed"
+    return f"{last:.3g}" if np.isfinite(last) else _("overflowed")

@@ -19,6 +19,7 @@ import numpy as np
 from matplotlib.figure import Figure
 from matplotlib.ticker import MaxNLocator
 
+from ..i18n import N_
 from ..i18n import lesson_text as _
 from .gradient_flow_experiments import (
     ACTIVATION_NAMES,
@@ -51,7 +52,7 @@ class GradientFlowExplorer(LiveFigure):
     (N, H) → float; layer_gradient_norms — (weights, x, dout, activation, residual) → (L,).
     """
 
-    INITS = (("N(0, σ²), σ below", "normal"), ("Xavier / Glorot", "xavier"), ("He", "he"))
+    INITS = ((N_("N(0, σ²), σ below"), "normal"), (N_("Xavier / Glorot"), "xavier"), ("He", "he"))
     ACT_OPTIONS = tuple((_LABELS[a], a) for a in ACTIVATION_NAMES)
     BINS = 40
 
@@ -84,7 +85,8 @@ class GradientFlowExplorer(LiveFigure):
                                        style=_STYLE),
             "activation": widgets.Dropdown(options=self.ACT_OPTIONS, value=activation,
                                            description=_("activation"), style=_STYLE),
-            "init": widgets.Dropdown(options=self.INITS, value=init, description=_("init"), style=_STYLE),
+            "init": widgets.Dropdown(options=[(_(shown), key) for shown, key in self.INITS], value=init,
+                                     description=_("init"), style=_STYLE),
             "scale": widgets.FloatLogSlider(value=scale, base=10, min=-2, max=0.3, step=0.05,
                                             description="σ", readout_format=".3f", style=_STYLE),
             "residual": widgets.Checkbox(value=residual, description=_("skip connections")),
@@ -107,15 +109,15 @@ class GradientFlowExplorer(LiveFigure):
         ax1, ax2, ax3 = fig.subplots(1, 3, gridspec_kw={"width_ratios": [1, 1, 1.15]})
         fig.subplots_adjust(left=0.06, right=0.98, bottom=0.16, top=0.83, wspace=0.3)
         self.suptitle = fig.text(0.5, 0.97, "", ha="center", va="top", fontsize=11)
-        self.p_norms = Panel(ax1, log=True, xlabel="layer (1 = next to the input)", integer_x=True)
-        self.p_norms.title.set_text("gradient norm ‖dW‖ per layer")
+        self.p_norms = Panel(ax1, log=True, xlabel=_("layer (1 = next to the input)"), integer_x=True)
+        self.p_norms.title.set_text(_("gradient norm ‖dW‖ per layer"))
         (self.l_norms,) = ax1.plot([], [], "o-", ms=3, lw=1.3, color=BLUE)
-        self.p_std = Panel(ax2, log=True, xlabel="layer", integer_x=True)
-        self.p_std.title.set_text("spread of the activations (std)")
+        self.p_std = Panel(ax2, log=True, xlabel=_("layer"), integer_x=True)
+        self.p_std.title.set_text(_("spread of the activations (std)"))
         (self.l_std,) = ax2.plot([], [], "o-", ms=3, lw=1.3, color=ORANGE)
-        self.p_hist = Panel(ax3, xlabel="activation value", ylabel="layer")
+        self.p_hist = Panel(ax3, xlabel=_("activation value"), ylabel=_("layer"))
         ax3.yaxis.set_major_locator(MaxNLocator(5, integer=True))
-        self.p_hist.title.set_text("histogram of the activations per layer (√ scale)")
+        self.p_hist.title.set_text(_("histogram of the activations per layer (√ scale)"))
         self.img = ax3.imshow(np.zeros((2, self.BINS)), aspect="auto", origin="lower", cmap="magma",
                               interpolation="nearest", vmin=0, vmax=1)
         for ax in (ax1, ax2):
@@ -125,7 +127,7 @@ class GradientFlowExplorer(LiveFigure):
         depth = s["depth"]
         layers = np.arange(1, depth + 1)
         kind = f"{_LABELS[s['activation']]}, {_init_label(s)}"
-        skip = ", skip connections" if s["residual"] else ""
+        skip = _(", skip connections") if s["residual"] else ""
         self.suptitle.set_text(f"depth {depth}, width {s['width']}, {kind}{skip}")
         self.p_norms.set_note(s["norms_error"])
         if s["norms"] is not None:
@@ -165,7 +167,7 @@ class GradientFlowExplorer(LiveFigure):
 
 
 def _init_label(s: dict) -> str:
-    return {"normal": f"N(0, {s['scale']:.3g}²)", "xavier": "Xavier init", "he": "He init"}[s["init"]]
+    return {"normal": f"N(0, {s['scale']:.3g}²)", "xavier": _("Xavier init"), "he": _("He init")}[s["init"]]
 
 
 def _finite_std(h: np.ndarray) -> float:
@@ -228,14 +230,15 @@ class SaturationExplorer(LiveFigure):
         ax1.axhline(0.25, color=RED, ls="--", lw=1)
         ax1.set_xlim(-10, 10)
         ax1.set_ylim(0, 1.05)
-        text_key(ax1, [("σ(z)", BLUE), ("σ'(z)", ORANGE), ("ceiling 1/4", RED), ("where z falls", GREY)])
-        self.p_paths = Panel(ax2, log=True, xlabel="layers k", integer_x=True)
+        text_key(ax1, [("σ(z)", BLUE), ("σ'(z)", ORANGE), (_("ceiling 1/4"), RED),
+                       (_("where z falls"), GREY)])
+        self.p_paths = Panel(ax2, log=True, xlabel=_("layers k"), integer_x=True)
         self.band = None
         (self.l_median,) = ax2.plot([], [], "o-", ms=3, color=ORANGE)
         (self.l_bound,) = ax2.plot([], [], "--", color=RED)
         ax2.grid(True, alpha=0.3)
-        text_key(ax2, [("median product of slopes", ORANGE), ("10–90 % of the paths", "#ffbb78"),
-                       ("ceiling 4⁻ᵏ", RED)], corner="lower left")
+        text_key(ax2, [(_("median product of slopes"), ORANGE), ("10–90 % of the paths", "#ffbb78"),
+                       (_("ceiling 4⁻ᵏ"), RED)], corner="lower left")
 
     def draw(self, s: dict) -> None:
         counts = np.histogram(np.clip(s["z"], -10, 10), bins=self.edges)[0].astype(float)
@@ -319,11 +322,11 @@ class DeadReluTrainer(LiveFigure):
     def setup(self, fig: Figure) -> None:
         ax1, ax2 = fig.subplots(1, 2)
         fig.subplots_adjust(left=0.07, right=0.97, bottom=0.16, top=0.88, wspace=0.25)
-        self.p_dead = Panel(ax1, xlabel="step", ylabel="dead hidden units (%)")
+        self.p_dead = Panel(ax1, xlabel=_("step"), ylabel=_("dead hidden units (%)"))
         (self.l_dead,) = ax1.plot([], [], color=RED, lw=1.8)
         (self.l_dead_ref,) = ax1.plot([], [], "--", color=GREY)
         ax1.set_ylim(-3, 103)
-        self.p_loss = Panel(ax2, log=True, xlabel="step", ylabel="training loss")
+        self.p_loss = Panel(ax2, log=True, xlabel=_("step"), ylabel=_("training loss"))
         (self.l_loss,) = ax2.plot([], [], color=RED, lw=1.8)
         (self.l_loss_ref,) = ax2.plot([], [], "--", color=GREY)
         for ax in (ax1, ax2):
@@ -342,8 +345,8 @@ class DeadReluTrainer(LiveFigure):
             ax.set_xlim(0, run["steps"])
         both = np.concatenate([run["losses"][ok], ref["losses"]])
         set_log_limits(self.p_loss.ax, both.min() / 1.5, both.max() * 1.5)
-        self.keys[0].set_text(f"learning rate {run['lr']:.2g} (solid)")
-        self.keys[1].set_text(f"learning rate {ref['lr']:.2g} (dashed)")
+        self.keys[0].set_text(_("learning rate {lr} (solid)").format(lr=f"{run['lr']:.2g}"))
+        self.keys[1].set_text(_("learning rate {lr} (dashed)").format(lr=f"{ref['lr']:.2g}"))
         self.p_dead.title.set_text(f"dead after {run['steps']} steps: {run['dead'][-1]:.0%}")
         self.p_loss.title.set_text(f"final loss {run['losses'][-1]:.3g}, accuracy {run['accuracy']:.0%}")
 
