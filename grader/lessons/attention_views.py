@@ -77,7 +77,7 @@ def draw_attention(maps: np.ndarray, text: str, layer: int, head: int, position:
 
 def attention_explorer(maps: np.ndarray, text: str) -> SliderPlot:
     """Sliders for the layer, the head and the query position over `draw_attention`."""
-    layers, heads, steps, _ = maps.shape
+    layers, heads, steps, _size = maps.shape
 
     def draw(layer: int, head: int, position: int) -> Figure:
         return draw_attention(maps, text, layer, head, position)

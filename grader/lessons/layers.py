@@ -41,7 +41,7 @@ def affine_forward(x: np.ndarray, w: np.ndarray, b: np.ndarray) -> tuple[np.ndar
 
 def affine_backward(dout: np.ndarray, cache: tuple) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """dout (N, M) and affine_forward's cache -> (dx shaped like x, dw (D, M), db (M,))."""
-    x, w, _ = cache
+    x, w, _b = cache
     return (dout @ w.T).reshape(x.shape), x.reshape(x.shape[0], -1).T @ dout, dout.sum(axis=0)
 
 

@@ -95,7 +95,7 @@ def _cell_path(lstm_step_forward: Callable, lstm_step_backward: Callable, T: int
     f_t ... f_T, computed here from the same pre-activations.
     """
     _check_length(T)
-    x, _, _ = _problem(T, seed)
+    x, _g, _c = _problem(T, seed)
     p = init_lstm(D, H, np.random.default_rng(seed + 1), 1.0)
     h, c = np.zeros((N, H)), np.random.default_rng(seed + 2).normal(size=(N, H))
     caches, forgets = [], []
@@ -132,7 +132,7 @@ def cell_path_reach(lstm_step_forward: Callable, lstm_step_backward: Callable, T
     f_1 ⋯ f_{T-1}, "largest": its largest value}. Raises NotReady (worded for a cell).
     """
     _check_length(T)
-    x, g, _ = _problem(T, seed)
+    x, g, _c = _problem(T, seed)
     p = init_lstm(D, H, np.random.default_rng(seed + 1), forget_bias)
     h, c = np.zeros((N, H)), np.zeros((N, H))
     caches, forgets = [], []
@@ -171,7 +171,7 @@ def rnn_initialisations(T: int = 60, seed: int = 0,
     {"Wh", "input_scale", "ratio", "slope": the mean tanh slope 1 - h_t^2 over every step and unit}.
     """
     _check_length(T)
-    x, g, _ = _problem(T, seed)
+    x, g, _c = _problem(T, seed)
     base = init_rnn(D, H, np.random.default_rng(seed + 1))
     orthogonal = np.linalg.qr(np.random.default_rng(seed + 1).normal(size=(H, H)))[0]
     rows = []
@@ -179,7 +179,7 @@ def rnn_initialisations(T: int = 60, seed: int = 0,
         for scale in input_scales:
             model = VanillaRNN(dict(base, Wh=Wh, Wx=base["Wx"] * scale))
             reach = _reach(model, x, g)
-            h, _ = model.forward(x, np.zeros((N, H)))
+            h, _cache = model.forward(x, np.zeros((N, H)))
             rows.append({"Wh": name, "input_scale": scale, "ratio": float(reach[0] / reach[-1]),
                          "slope": float(np.mean(1.0 - h ** 2))})
     return rows

@@ -112,7 +112,7 @@ def plot_loss(
 def _new_axes() -> Axes:
     import matplotlib.pyplot as plt
 
-    _, ax = plt.subplots(figsize=(5, 5))
+    _fig, ax = plt.subplots(figsize=(5, 5))
     return ax
 
 
