@@ -70,7 +70,7 @@ def show_filters(w: np.ndarray, title: str = "") -> Any:
     limit = float(np.abs(w).max(initial=1e-12))
     for k, (ax, kernel) in enumerate(zip(axes, w[:, 0], strict=True)):
         ax.imshow(kernel, cmap="RdBu_r", vmin=-limit, vmax=limit)
-        ax.set_title(f"filter {k}", fontsize=8)
+        ax.set_title(_("filter {k}").format(k=k), fontsize=8)
         ax.axis("off")
     if title:
         fig.suptitle(title, fontsize=10, y=1.02)
@@ -98,15 +98,17 @@ def receptive_field_figure(conv_forward: Callable, conv_backward: Callable, *, s
     fig = Figure(figsize=(5.6, 4.2))
     ax = fig.subplots()
     box = _nonzero_box(image)
-    field = "nothing" if box is None else f"{box[2]}×{box[3]} pixels"
+    field = _("nothing") if box is None else _("{width}×{height} pixels").format(width=box[2], height=box[3])
     last = shapes[-1][2]
     unit = central_unit(size, kernel, stride, pad, layers, last)
-    grid_image(ax, image, box=box, title=f"|∂out/∂x| of unit ({unit}, {unit}) of layer {layers}'s "
-               f"{last}×{last} map: {field}")
+    title = _("|∂out/∂x| of unit ({unit}, {unit}) of layer {layers}'s {last}×{last} map: {field}").format(
+        unit=unit, layers=layers, last=last, field=field)
+    grid_image(ax, image, box=box, title=title)
     ax.plot([(size - 1) / 2], [(size - 1) / 2], "+", color="#d62728", ms=10, mew=1.5)
     maps = " → ".join(f"{s[2]}×{s[3]}" for s in shapes)
-    fig.text(0.5, 0.02, f"input {size}×{size} → {maps}  (kernel {kernel}, stride {stride}, padding {pad}); "
-             "+ the middle of the input", ha="center", fontsize=9)
+    note = _("input {size}×{size} → {maps}  (kernel {kernel}, stride {stride}, padding {pad}); "
+             "+ the middle of the input").format(size=size, maps=maps, kernel=kernel, stride=stride, pad=pad)
+    fig.text(0.5, 0.02, note, ha="center", fontsize=9)
     return fig
 
 

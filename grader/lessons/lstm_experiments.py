@@ -190,15 +190,15 @@ def draw_reach(reach: GradientReach) -> Figure:
     fig = Figure(figsize=(7.5, 3.8))
     ax = fig.add_subplot()
     steps = np.arange(reach.T)
-    ax.semilogy(steps, reach.rnn, "o-", ms=3, color="#d62728", label="vanilla RNN (tanh)")
+    ax.semilogy(steps, reach.rnn, "o-", ms=3, color="#d62728", label=_("vanilla RNN (tanh)"))
     if reach.lstm is not None:
         ax.semilogy(steps, reach.lstm, "s-", ms=3, color="#1f77b4",
-                    label=f"your LSTM, forget bias {reach.forget_bias:g}")
-        title = (f"T = {reach.T}: gradient reaching the first step, RNN {reach.rnn[0]:.1e}, "
-                 f"LSTM {reach.lstm[0]:.1e}")
+                    label=_("your LSTM, forget bias {bias}").format(bias=f"{reach.forget_bias:g}"))
+        title = _("T = {T}: gradient reaching the first step, RNN {rnn}, LSTM {lstm}").format(
+            T=reach.T, rnn=f"{reach.rnn[0]:.1e}", lstm=f"{reach.lstm[0]:.1e}")
     else:
         ax.text(0.5, 0.5, reach.error, transform=ax.transAxes, ha="center", va="center", wrap=True)
-        title = f"T = {reach.T}: the vanilla RNN only"
+        title = _("T = {T}: the vanilla RNN only").format(T=reach.T)
     ax.set_xlabel(_("time step t (the loss looks at the last one)"))
     ax.set_ylabel(_("‖∂L/∂x_t‖ (log scale)"))
     ax.set_title(title, fontsize=10)
