@@ -92,7 +92,8 @@ class BatchNormExplorer(LiveFigure):
     def draw(self, s: dict) -> None:
         layers = np.arange(1, s["depth"] + 2)
         self.suptitle.set_text(
-            f"{s['depth']} hidden {s['activation']} layers of 64, learning rate {s['lr']:.3g}")
+            _("{depth} hidden {activation} layers of 64, learning rate {lr}").format(
+                depth=s["depth"], activation=s["activation"], lr=f"{s['lr']:.3g}"))
         ratios, norms = [], []
         for key in ("plain", "bn"):
             l_norm, l_ratio, l_loss = self.lines[key]
@@ -132,9 +133,11 @@ class BatchNormExplorer(LiveFigure):
                 parts.append(f"{label}: <b>✗</b> {html.escape(s['grads']['bn_error'] or '')}")
                 continue
             n = result["norms"]
-            parts.append(f"{label}: ‖dW<sub>1</sub>‖ / ‖dW<sub>out</sub>‖ = <b>{n[0] / n[-1]:.1e}</b>, "
-                         f"loss after {self.steps} steps {_fmt_loss(run.losses)}, validation accuracy "
-                         f"<b>{run.val_acc:.0%}</b>")
+            parts.append(_("{label}: ‖dW<sub>1</sub>‖ / ‖dW<sub>out</sub>‖ = <b>{ratio}</b>, "
+                           "loss after {steps} steps {loss}, validation accuracy "
+                           "<b>{accuracy}</b>").format(
+                label=label, ratio=f"{n[0] / n[-1]:.1e}", steps=self.steps, loss=_fmt_loss(run.losses),
+                accuracy=f"{run.val_acc:.0%}"))
         return " · ".join(parts)
 
 

@@ -128,7 +128,8 @@ class GradientFlowExplorer(LiveFigure):
         layers = np.arange(1, depth + 1)
         kind = f"{_LABELS[s['activation']]}, {_init_label(s)}"
         skip = _(", skip connections") if s["residual"] else ""
-        self.suptitle.set_text(f"depth {depth}, width {s['width']}, {kind}{skip}")
+        self.suptitle.set_text(_("depth {depth}, width {width}, {kind}{skip}").format(
+            depth=depth, width=s["width"], kind=kind, skip=skip))
         self.p_norms.set_note(s["norms_error"])
         if s["norms"] is not None:
             set_log_line(self.p_norms, self.l_norms, layers, s["norms"])
@@ -151,14 +152,18 @@ class GradientFlowExplorer(LiveFigure):
         if s["norms"] is not None:
             n = s["norms"]
             ratio = n[0] / n[-1] if n[-1] > 0 else math.inf
-            parts.append(f"‖dW<sub>1</sub>‖ / ‖dW<sub>{s['depth']}</sub>‖ = <b>{ratio:.2e}</b> "
-                         f"(‖dW‖ from {np.nanmin(n):.1e} to {np.nanmax(n):.1e})")
+            parts.append(_("‖dW<sub>1</sub>‖ / ‖dW<sub>{depth}</sub>‖ = <b>{ratio}</b> "
+                           "(‖dW‖ from {low} to {high})").format(
+                depth=s["depth"], ratio=f"{ratio:.2e}", low=f"{np.nanmin(n):.1e}",
+                high=f"{np.nanmax(n):.1e}"))
         else:
             parts.append(f"<b>✗</b> {html.escape(s['norms_error'])}")
         stds = [_finite_std(h) for h in s["hs"]]
-        parts.append(f"activation std: layer 1 {stds[0]:.2g}, layer {s['depth']} {stds[-1]:.2g}")
+        parts.append(_("activation std: layer 1 {first}, layer {depth} {last}").format(
+            first=f"{stds[0]:.2g}", depth=s["depth"], last=f"{stds[-1]:.2g}"))
         if s["dead"] is not None:
-            parts.append(f"dead units (never positive on the batch): <b>{np.mean(s['dead']):.0%}</b>")
+            parts.append(_("dead units (never positive on the batch): <b>{share}</b>").format(
+                share=f"{np.mean(s['dead']):.0%}"))
         elif s["dead_error"] is not None:
             parts.append(f"<b>✗</b> {html.escape(s['dead_error'])}")
         if s["saturated"] is not None:
@@ -263,13 +268,16 @@ class SaturationExplorer(LiveFigure):
         floor = min(float(np.min(lo[lo > 0], initial=1.0)), float(bound[-1]))
         set_log_limits(ax, floor / 30, 1.5)
         self.p_paths.title.set_text(
-            f"after {s['depth']} layers: median {med[-1]:.1e}, bound {bound[-1]:.1e}")
+            _("after {depth} layers: median {median}, bound {bound}").format(
+                depth=s["depth"], median=f"{med[-1]:.1e}", bound=f"{bound[-1]:.1e}"))
 
     def describe(self, s: dict) -> str:
         med = float(np.median(s["products"][-1]))
-        return (f"spread {s['scale']:.1f}: mean slope σ'(z) = <b>{np.mean(s['slopes'][0]):.4f}</b> · "
-                f"product over {s['depth']} layers: median <b>{med:.2e}</b>, "
-                f"bound 4<sup>-{s['depth']}</sup> = {0.25 ** s['depth']:.2e}")
+        return _("spread {spread}: mean slope σ'(z) = <b>{slope}</b> · "
+                 "product over {depth} layers: median <b>{median}</b>, "
+                 "bound 4<sup>-{depth}</sup> = {bound}").format(
+            spread=f"{s['scale']:.1f}", slope=f"{np.mean(s['slopes'][0]):.4f}", depth=s["depth"],
+            median=f"{med:.2e}", bound=f"{0.25 ** s['depth']:.2e}")
 
 
 # ----------------------------------------------------------------------------- 3. dead ReLUs
