@@ -40,13 +40,13 @@ __all__ = ["ConvNetRun", "NotReady", "central_unit", "compare_convs", "conv_out_
 def conv_out_shape(x_shape: tuple[int, ...], w_shape: tuple[int, ...], stride: int,
                    pad: int) -> tuple[int, ...]:
     """(N, F, H', W') of a convolution of x (N, C, H, W) with w (F, C, HH, WW); ToolkitInputError if empty."""
-    n, _, h, w = x_shape
-    f, _, hh, ww = w_shape
+    n, _c, h, w = x_shape
+    f, _cw, hh, ww = w_shape
     h_out, w_out = 1 + (h + 2 * pad - hh) // stride, 1 + (w + 2 * pad - ww) // stride
     if h_out < 1 or w_out < 1 or stride < 1 or pad < 0:
-        raise ToolkitInputError(f"a kernel {hh}×{ww} with stride {stride} and padding {pad} does not fit "
-                                f"an input {h}×{w}: expected stride ≥ 1, pad ≥ 0 and HH, WW ≤ H + 2 pad, "
-                                "W + 2 pad.")
+        raise ToolkitInputError(_("a kernel {hh}×{ww} with stride {stride} and padding {pad} does not fit "
+                                  "an input {h}×{w}: expected stride ≥ 1, pad ≥ 0 and HH, WW ≤ H + 2 pad, "
+                                  "W + 2 pad.").format(hh=hh, ww=ww, stride=stride, pad=pad, h=h, w=w))
     return (n, f, h_out, w_out)
 
 
@@ -102,8 +102,9 @@ class StudentConv:
 def student_conv(forward: Callable, backward: Callable, in_view: bool = False) -> StudentConv:
     """The student's pair of convolution functions, wrapped for the experiments (in_view: for a widget)."""
     if not callable(forward) or not callable(backward):
-        raise ToolkitInputError(f"expected two functions (forward, backward), got {describe(forward)} "
-                                f"and {describe(backward)}.")
+        raise ToolkitInputError(_("expected two functions (forward, backward), got {forward} "
+                                  "and {backward}.").format(
+            forward=describe(forward), backward=describe(backward)))
     return StudentConv(forward, backward, getattr(forward, "__name__", "conv"), in_view)
 
 
@@ -239,7 +240,8 @@ def train_conv_net(conv_forward: Callable, conv_backward: Callable,
     Returns a ConvNetRun. Raises NotReady when the student's functions are unfinished or broken.
     """
     if kernel % 2 != 1 or not 1 <= kernel <= 7:
-        raise ToolkitInputError(f"kernel must be odd, from 1 to 7 ('same' padding), got {kernel!r}.")
+        message = _("kernel must be odd, from 1 to 7 ('same' padding), got {kernel}.")
+        raise ToolkitInputError(message.format(kernel=repr(kernel)))
     start = time.perf_counter()
     conv = student_conv(conv_forward, conv_backward)
     X_train, y_train, X_val, y_val = data

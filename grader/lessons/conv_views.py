@@ -40,7 +40,8 @@ def grid_image(ax, image: np.ndarray, title: str = "", cmap: str = "Blues", box:
     """Draw a 2-D array on its pixel grid (thin lines between pixels); box — (row0, col0, h, w) outlined."""
     image = np.asarray(image, dtype=np.float64)
     if image.ndim != 2:
-        raise ToolkitInputError(f"grid_image needs a 2-D array, got shape {image.shape}.")
+        message = _("grid_image needs a 2-D array, got shape {shape}.")
+        raise ToolkitInputError(message.format(shape=image.shape))
     ax.imshow(image, cmap=cmap, vmin=0, vmax=max(float(image.max(initial=0.0)), 1e-12))
     ax.set_xticks(np.arange(-0.5, image.shape[1], 1), minor=True)
     ax.set_yticks(np.arange(-0.5, image.shape[0], 1), minor=True)
@@ -64,7 +65,8 @@ def show_filters(w: np.ndarray, title: str = "") -> Any:
 
     w = np.asarray(w, dtype=np.float64)
     if w.ndim != 4 or w.shape[1] != 1:
-        raise ToolkitInputError(f"show_filters needs w of shape (F, 1, HH, WW), got {w.shape}.")
+        message = _("show_filters needs w of shape (F, 1, HH, WW), got {shape}.")
+        raise ToolkitInputError(message.format(shape=w.shape))
     fig, axes = plt.subplots(1, len(w), figsize=(1.2 * len(w), 1.6))
     axes = np.atleast_1d(axes)
     limit = float(np.abs(w).max(initial=1e-12))

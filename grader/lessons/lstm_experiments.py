@@ -28,7 +28,7 @@ D, H, N = 8, 32, 4
 
 def _check_length(T: int) -> None:
     if not isinstance(T, (int, np.integer)) or T < 1:
-        raise ToolkitInputError(f"the sequence length T must be a positive int, not {T!r}")
+        raise ToolkitInputError(_("the sequence length T must be a positive int, not {T}").format(T=repr(T)))
 
 
 def _problem(T: int, seed: int) -> tuple[np.ndarray, np.ndarray, np.random.Generator]:
