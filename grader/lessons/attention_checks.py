@@ -21,6 +21,8 @@ import numpy as np
 from ..by_hand import ForbiddenCall, by_hand, forward_first
 from ..checks import check_close
 from ..errors import CheckFailed
+from ..i18n import N_
+from ..i18n import lesson_text as _
 from ..numgrad import rel_error
 from ..report_lines import emit, fail_line, hint_line, show_hint
 from ..trusted import as_array, as_dict, as_items, plain_ndarray
@@ -52,35 +54,55 @@ __all__ = [
 
 #: code -> the hint shown when a value equals what that mistake gives.
 SLIPS: dict[str, str] = {
-    "attention-no-scale": "your scores are q kᵀ without the division by sqrt(d), d = q.shape[-1].",
-    "attention-scale-d": "your scores are divided by d; the scale is 1/sqrt(d).",
-    "attention-softmax-queries": "your softmax normalises over the queries (axis -2): each query's "
-    "weights must sum to 1 over the keys, the last axis.",
-    "attention-mask-after-softmax": "your mask zeroes weights after the softmax, so a row's weights no "
-    "longer sum to 1: mask the scores (with -inf) before the softmax.",
-    "attention-mask-inverted": "your mask is read PyTorch's nn.MultiheadAttention way (True = hidden); "
-    "here True means a query MAY attend to that key.",
-    "attention-softmax-sum-term": "your softmax backward is w * dw: the weights of a row sum to 1, so "
-    "raising one lowers the others, and the term −w · Σ(w * dw) over the row is missing.",
-    "attention-backward-scale": "your gradient lacks the 1/sqrt(d) of the scores: it reaches q and k "
-    "through s = q kᵀ / sqrt(d).",
-    "attention-no-transpose": "a product in your backward misses a transpose: dk comes from dsᵀ q and dv "
-    "from wᵀ dout (it only has the right shape when T == S).",
-    "mha-bare-reshape": "your heads are cut by a bare reshape to (N, H, T, dh): head h must hold columns "
-    "h·dh:(h+1)·dh of every position; reshape to (N, T, H, dh), then move the head axis forward.",
-    "mha-one-path": "your dx holds only the path through q: x also feeds k and v, and the three "
-    "paths add up (lesson 2).",
-    "gelu-no-cubic": "your GELU slope forgets the cubic term: u = sqrt(2/π)(x + 0.044715 x³) has "
-    "du/dx = sqrt(2/π)(1 + 3·0.044715 x²).",
-    "block-no-residual-grad": "your dx lacks the gradient that flows straight through a skip "
-    "connection: h = x + MHA(LN1(x)) sends dh to x unchanged, and out = h + FFN(...) sends dout to h.",
+    "attention-no-scale": N_("your scores are q kᵀ without the division by sqrt(d), d = q.shape[-1]."),
+    "attention-scale-d": N_("your scores are divided by d; the scale is 1/sqrt(d)."),
+    "attention-softmax-queries": N_(
+        "your softmax normalises over the queries (axis -2): each query's "
+        "weights must sum to 1 over the keys, the last axis."
+    ),
+    "attention-mask-after-softmax": N_(
+        "your mask zeroes weights after the softmax, so a row's weights no "
+        "longer sum to 1: mask the scores (with -inf) before the softmax."
+    ),
+    "attention-mask-inverted": N_(
+        "your mask is read PyTorch's nn.MultiheadAttention way (True = hidden); "
+        "here True means a query MAY attend to that key."
+    ),
+    "attention-softmax-sum-term": N_(
+        "your softmax backward is w * dw: the weights of a row sum to 1, so "
+        "raising one lowers the others, and the term −w · Σ(w * dw) over the row is missing."
+    ),
+    "attention-backward-scale": N_(
+        "your gradient lacks the 1/sqrt(d) of the scores: it reaches q and k "
+        "through s = q kᵀ / sqrt(d)."
+    ),
+    "attention-no-transpose": N_(
+        "a product in your backward misses a transpose: dk comes from dsᵀ q and dv "
+        "from wᵀ dout (it only has the right shape when T == S)."
+    ),
+    "mha-bare-reshape": N_(
+        "your heads are cut by a bare reshape to (N, H, T, dh): head h must hold columns "
+        "h·dh:(h+1)·dh of every position; reshape to (N, T, H, dh), then move the head axis forward."
+    ),
+    "mha-one-path": N_(
+        "your dx holds only the path through q: x also feeds k and v, and the three "
+        "paths add up (lesson 2)."
+    ),
+    "gelu-no-cubic": N_(
+        "your GELU slope forgets the cubic term: u = sqrt(2/π)(x + 0.044715 x³) has "
+        "du/dx = sqrt(2/π)(1 + 3·0.044715 x²)."
+    ),
+    "block-no-residual-grad": N_(
+        "your dx lacks the gradient that flows straight through a skip "
+        "connection: h = x + MHA(LN1(x)) sends dh to x unchanged, and out = h + FFN(...) sends dout to h."
+    ),
 }
 
 MASKED = -np.inf
 
 #: how many of the student's functions are running now (the references below refuse while > 0)
 _RUNNING = [0]
-REFEREE_MESSAGE = (
+REFEREE_MESSAGE = N_(
     "this exercise is yours to write: the checks' own NumPy recomputations "
     "(grader.lessons.attention_checks) are the referee, not the answer"
 )
@@ -106,10 +128,12 @@ def _referee_only(name: str) -> None:
     """Refuse the reference `name` when a student's function calls it (code forbidden-call)."""
     if _RUNNING[0]:
         emit(
-            [fail_line(name, "was called"), hint_line(REFEREE_MESSAGE, "forbidden-call")],
-            [("forbidden-call", REFEREE_MESSAGE)],
+            [fail_line(name, _("was called")), hint_line(_(REFEREE_MESSAGE), "forbidden-call")],
+            [("forbidden-call", _(REFEREE_MESSAGE))],
         )
-        raise ForbiddenCall(f"{name} was called — {REFEREE_MESSAGE} [forbidden-call]")
+        raise ForbiddenCall(
+            _("{name} was called — {message} [forbidden-call]").format(name=name, message=_(REFEREE_MESSAGE))
+        )
 
 
 def _swap(a: np.ndarray) -> np.ndarray:
@@ -156,8 +180,8 @@ def _explain(
         with np.errstate(all="ignore"):
             wrong = np.asarray(value(), dtype=np.float64)
         if wrong.shape == mine.shape and np.isfinite(wrong).all() and rel_error(mine, wrong) < 1e-8:
-            show_hint(SLIPS[code], code)
-            raise CheckFailed(f"{err} — {SLIPS[code]}", results=err.results) from None
+            show_hint(_(SLIPS[code]), code)
+            raise CheckFailed(f"{err} — {_(SLIPS[code])}", results=err.results) from None
     raise err from None
 
 
@@ -243,9 +267,11 @@ def check_causal_mask(causal_mask: Callable, T: int) -> None:
     got = causal_mask(T)
     plain = plain_ndarray(got)
     if plain is None or plain.dtype != np.bool_:
-        kind = "nothing numeric" if plain is None else f"an array of {plain.dtype}"
+        kind = _("nothing numeric") if plain is None else _("an array of {dtype}").format(dtype=plain.dtype)
         raise CheckFailed(
-            f"causal_mask({T}) must return a boolean array (True where attending is allowed), got {kind}"
+            _(
+                "causal_mask({T}) must return a boolean array (True where attending is allowed), got {kind}"
+            ).format(T=T, kind=kind)
         )
     check_close(
         f"causal_mask({T})", as_array(plain, f"causal_mask({T})", shape=(T, T)), np.tri(T), kind="value"

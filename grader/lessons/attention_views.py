@@ -10,6 +10,7 @@ import numpy as np
 from matplotlib.figure import Figure
 
 from ..errors import ToolkitInputError
+from ..i18n import lesson_text as _
 from .attention_experiments import ScaleSweep
 from .live_plot import SliderPlot
 
@@ -29,11 +30,11 @@ def draw_losses(ours: np.ndarray, theirs: np.ndarray) -> Figure:
     ax = fig.add_subplot()
     steps = np.arange(1, len(ours) + 1)
     ax.plot(steps, theirs, color="#ff7f0e", lw=4, alpha=0.5, label="PyTorch autograd")
-    ax.plot(steps, ours, color="#1f77b4", lw=1.2, label="your backward passes")
+    ax.plot(steps, ours, color="#1f77b4", lw=1.2, label=_("your backward passes"))
     gap = np.abs(np.asarray(ours) - np.asarray(theirs)).max()
     ax.set_title(f"training loss, same start and same batches: largest gap {gap:.1e}", fontsize=10)
-    ax.set_xlabel("step")
-    ax.set_ylabel("cross-entropy (nats per character)")
+    ax.set_xlabel(_("step"))
+    ax.set_ylabel(_("cross-entropy (nats per character)"))
     ax.legend()
     ax.grid(True, alpha=0.3)
     return fig
@@ -62,8 +63,8 @@ def draw_attention(maps: np.ndarray, text: str, layer: int, head: int, position:
     heat.set_xticklabels(_labels(text), fontsize=7)
     heat.set_yticklabels(_labels(text), fontsize=7)
     heat.axhline(position, color="#d62728", lw=1)
-    heat.set_xlabel("key (the character read)")
-    heat.set_ylabel("query (the character predicting the next)")
+    heat.set_xlabel(_("key (the character read)"))
+    heat.set_ylabel(_("query (the character predicting the next)"))
     heat.set_title(f"layer {layer}, head {head}", fontsize=10)
     bars.bar(ticks, weights[position], color="#1f77b4")
     bars.set_xticks(ticks)
@@ -76,16 +77,16 @@ def draw_attention(maps: np.ndarray, text: str, layer: int, head: int, position:
 
 def attention_explorer(maps: np.ndarray, text: str) -> SliderPlot:
     """Sliders for the layer, the head and the query position over `draw_attention`."""
-    layers, heads, steps, _ = maps.shape
+    layers, heads, steps, _size = maps.shape
 
     def draw(layer: int, head: int, position: int) -> Figure:
         return draw_attention(maps, text, layer, head, position)
 
     return SliderPlot(
         draw,
-        layer=widgets.IntSlider(value=layers - 1, min=0, max=layers - 1, description="layer"),
-        head=widgets.IntSlider(value=0, min=0, max=heads - 1, description="head"),
-        position=widgets.IntSlider(value=steps - 1, min=0, max=steps - 1, description="position"),
+        layer=widgets.IntSlider(value=layers - 1, min=0, max=layers - 1, description=_("layer")),
+        head=widgets.IntSlider(value=0, min=0, max=heads - 1, description=_("head")),
+        position=widgets.IntSlider(value=steps - 1, min=0, max=steps - 1, description=_("position")),
     )
 
 
@@ -93,16 +94,16 @@ def draw_scale(sweep: ScaleSweep) -> Figure:
     """The median gradient reaching a query and the median peak weight against d, both arms."""
     fig = Figure(figsize=(10, 3.6))
     grad, peak = fig.subplots(1, 2)
-    for arm, colour, label in (("scaled", "#1f77b4", "q kᵀ / √d"), ("raw", "#d62728", "q kᵀ (no scale)")):
+    for arm, colour, label in (("scaled", "#1f77b4", "q kᵀ / √d"), ("raw", "#d62728", _("q kᵀ (no scale)"))):
         grad.loglog(sweep.dims, getattr(sweep, f"{arm}_grad"), "o-", color=colour, label=label)
         peak.semilogx(sweep.dims, getattr(sweep, f"{arm}_peak"), "o-", color=colour, label=label)
-    grad.set_xlabel("d (query and key size)")
-    grad.set_ylabel("median ‖∂L/∂q_t‖")
-    grad.set_title("the gradient reaching a query", fontsize=10)
+    grad.set_xlabel(_("d (query and key size)"))
+    grad.set_ylabel(_("median ‖∂L/∂q_t‖"))
+    grad.set_title(_("the gradient reaching a query"), fontsize=10)
     peak.set_xlabel("d")
-    peak.set_ylabel("median largest weight of a row")
+    peak.set_ylabel(_("median largest weight of a row"))
     peak.set_ylim(0, 1.05)
-    peak.set_title("how peaked the softmax rows are", fontsize=10)
+    peak.set_title(_("how peaked the softmax rows are"), fontsize=10)
     for ax in (grad, peak):
         ax.grid(True, alpha=0.3)
         ax.legend(fontsize=8)
@@ -115,11 +116,11 @@ def draw_residual(reach: dict[str, np.ndarray]) -> Figure:
     fig = Figure(figsize=(7.5, 3.6))
     ax = fig.add_subplot()
     blocks = np.arange(len(reach["with"]))
-    ax.semilogy(blocks, reach["with"], "o-", label="with the residual connections")
-    ax.semilogy(blocks, reach["without"], "s-", color="#d62728", label="without them")
-    ax.set_xlabel("block (0 reads the embeddings)")
-    ax.set_ylabel("‖∂L/∂(block input)‖ (log scale)")
-    ax.set_title("the gradient on its way down, at initialisation", fontsize=10)
+    ax.semilogy(blocks, reach["with"], "o-", label=_("with the residual connections"))
+    ax.semilogy(blocks, reach["without"], "s-", color="#d62728", label=_("without them"))
+    ax.set_xlabel(_("block (0 reads the embeddings)"))
+    ax.set_ylabel(_("‖∂L/∂(block input)‖ (log scale)"))
+    ax.set_title(_("the gradient on its way down, at initialisation"), fontsize=10)
     ax.legend(fontsize=8)
     ax.grid(True, alpha=0.3)
     return fig
@@ -130,12 +131,12 @@ def draw_memory(lengths: Sequence[int], kept: np.ndarray, heads: int) -> Figure:
     fig = Figure(figsize=(7, 3.6))
     ax = fig.add_subplot()
     lengths = np.asarray(lengths)
-    ax.loglog(lengths, kept / 2**20, "o-", label="kept by your attention_forward's cache")
+    ax.loglog(lengths, kept / 2**20, "o-", label=_("kept by your attention_forward's cache"))
     ax.loglog(
         lengths, heads * lengths**2 * 8 / 2**20, "--", color="gray", label=f"{heads}·T² float64 (the weights)"
     )
-    ax.set_xlabel("sequence length T")
-    ax.set_ylabel("MiB")
+    ax.set_xlabel(_("sequence length T"))
+    ax.set_ylabel(_("MiB"))
     ax.legend(fontsize=8)
     ax.grid(True, alpha=0.3)
     return fig

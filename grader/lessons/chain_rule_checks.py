@@ -14,6 +14,9 @@ from collections.abc import Callable, Mapping
 
 import numpy as np
 
+from ..i18n import N_
+from ..i18n import lesson_text as _
+
 __all__ = [
     "circuit_backward_mistakes",
     "circuit_tangent_mistakes",
@@ -24,7 +27,7 @@ __all__ = [
 ]
 
 Mistakes = list[tuple[float, str]]
-_OVERWRITE = "did an `=` overwrite it where `+=` should add?"
+_OVERWRITE = N_("did an `=` overwrite it where `+=` should add?")
 
 
 def _slope(f: Callable[[float], float], v: float, h: float = 1e-6) -> float:
@@ -43,24 +46,24 @@ def neuron_step(node: str, upstream: float) -> tuple[float, Mistakes]:
     z = u + b
     if node == "df_dz":
         return upstream * _slope(lambda z_: max(0.0, z_), z), [
-            (0.0, "The gate is open here: z = 2 > 0. How far does max(0, z) move when z moves a little?"),
-            (z, "That is z itself. The ReLU's local derivative is its slope at z, not its value."),
+            (0.0, _("The gate is open here: z = 2 > 0. How far does max(0, z) move when z moves a little?")),
+            (z, _("That is z itself. The ReLU's local derivative is its slope at z, not its value.")),
         ]
     if node == "df_du":
         return upstream * _slope(lambda u_: u_ + b, u), [
-            (u, "That is u's value. How far does z = u + b move when u moves by 0.001?"),
+            (u, _("That is u's value. How far does z = u + b move when u moves by 0.001?")),
         ]
     if node == "df_db":
         return upstream * _slope(lambda b_: u + b_, b), [
-            (b, "That is b's value. How far does z = u + b move when b moves by 0.001?"),
-            (0.0, "b reaches f through z = u + b too: it gets a share of df_dz."),
+            (b, _("That is b's value. How far does z = u + b move when b moves by 0.001?")),
+            (0.0, _("b reaches f through z = u + b too: it gets a share of df_dz.")),
         ]
     if node == "df_dw":
         return upstream * _slope(lambda w_: w_ * x, w), [
-            (upstream * w, "That is df_du · w. Nudge w in u = w·x: by how much does u move?"),
+            (upstream * w, _("That is df_du · w. Nudge w in u = w·x: by how much does u move?")),
         ]
     return upstream * _slope(lambda x_: w * x_, x), [
-        (upstream * x, "That is df_du · x. Nudge x in u = w·x: by how much does u move?"),
+        (upstream * x, _("That is df_du · x. Nudge x in u = w·x: by how much does u move?")),
     ]
 
 
@@ -68,13 +71,14 @@ def neuron_backward_mistakes(df: float, x: float, w: float, b: float) -> dict[st
     """Known mistakes of relu_neuron_backward(df, cache of (x, w, b)), for dx, dw and db."""
     if w * x + b > 0:
         return {
-            "dx": [(df * x, "That is df · x. In u = w·x, what does a nudge of x get multiplied by?"),
-                   (w, "That is w alone: the upstream gradient df scales every gradient.")],
-            "dw": [(df * w, "That is df · w. In u = w·x, what does a nudge of w get multiplied by?"),
-                   (x, "That is x alone: the upstream gradient df scales every gradient.")],
-            "db": [(1.0, "That is the local slope alone: the upstream gradient df scales every gradient.")],
+            "dx": [(df * x, _("That is df · x. In u = w·x, what does a nudge of x get multiplied by?")),
+                   (w, _("That is w alone: the upstream gradient df scales every gradient."))],
+            "dw": [(df * w, _("That is df · w. In u = w·x, what does a nudge of w get multiplied by?")),
+                   (x, _("That is x alone: the upstream gradient df scales every gradient."))],
+            "db": [(1.0, _("That is the local slope alone: the upstream gradient df scales "
+                           "every gradient."))],
         }
-    shut = "The ReLU is off here (z < 0): its gate is shut, so nothing flows back through it."
+    shut = _("The ReLU is off here (z < 0): its gate is shut, so nothing flows back through it.")
     return {"dx": [(df * w, shut), (w, shut)], "dw": [(df * x, shut), (x, shut)],
             "db": [(df, shut), (1.0, shut)]}
 
@@ -96,34 +100,34 @@ def trace_step(node: str, x: float, y: float, up: Mapping[str, float]) -> tuple[
         return _slope(lambda d_: d_ + x, d), []
     if node == "dL_dc":
         return up["dL_dd"] * _slope(math.tanh, c), [
-            (up["dL_dd"] * (1 - c**2), "You used 1 − c², as if tanh(c) were c. The slope of tanh "
-                                       "at c depends on tanh(c) itself, which the forward pass stored."),
+            (up["dL_dd"] * (1 - c**2), _("You used 1 − c², as if tanh(c) were c. The slope of tanh "
+                                       "at c depends on tanh(c) itself, which the forward pass stored.")),
         ]
     if node == "dL_da":
         return up["dL_dc"] * _slope(lambda a_: a_ * b, a), [
-            (up["dL_dc"] * a, "That is dL_dc · a. Nudge a in c = a·b: what is the nudge "
-                                 "multiplied by?"),
+            (up["dL_dc"] * a, _("That is dL_dc · a. Nudge a in c = a·b: what is the nudge "
+                                 "multiplied by?")),
         ]
     if node == "dL_db":
         return up["dL_dc"] * _slope(lambda b_: a * b_, b), [
-            (up["dL_dc"] * b, "That is dL_dc · b. Nudge b in c = a·b: what is the nudge "
-                                 "multiplied by?"),
+            (up["dL_dc"] * b, _("That is dL_dc · b. Nudge b in c = a·b: what is the nudge "
+                                 "multiplied by?")),
         ]
     da, db = up["dL_da"], up["dL_db"]
     if node == "dL_dx":
         expected = (da * _slope(lambda x_: x_ * y, x) + db * _slope(lambda x_: x_ + y, x)
                     + _slope(lambda x_: d + x_, x))
         return expected, [
-            (da * y + db, "The direct edge x → L is missing: L = d + x depends on x itself too."),
-            (db + 1.0, "The path through a = x·y is missing."),
-            (da * y + 1.0, "The path through b = x + y is missing."),
-            (da * x + db + 1.0, "Nudge x in a = x·y: what does the nudge get multiplied by (not x)?"),
+            (da * y + db, _("The direct edge x → L is missing: L = d + x depends on x itself too.")),
+            (db + 1.0, _("The path through a = x·y is missing.")),
+            (da * y + 1.0, _("The path through b = x + y is missing.")),
+            (da * x + db + 1.0, _("Nudge x in a = x·y: what does the nudge get multiplied by (not x)?")),
         ]
     expected = da * _slope(lambda y_: x * y_, y) + db * _slope(lambda y_: x + y_, y)
     return expected, [
-        (db, "The path through a = x·y is missing."),
-        (da * x, "The path through b = x + y is missing."),
-        (da * y + db, "Nudge y in a = x·y: what does the nudge get multiplied by (not y)?"),
+        (db, _("The path through a = x·y is missing.")),
+        (da * x, _("The path through b = x + y is missing.")),
+        (da * y + db, _("Nudge y in a = x·y: what does the nudge get multiplied by (not y)?")),
     ]
 
 
@@ -138,26 +142,28 @@ def circuit_backward_mistakes(which: str, x: float, y: float, dL: float, values:
     if which == "dx":
         g = grads["x"]
         table = [
-            (g - dL, "The direct edge x → L (L = d + x) is missing: " + _OVERWRITE),
-            (g - grads["a"] * y, "The path through a = x·y is missing: " + _OVERWRITE),
-            (g - grads["b"], "The path through b = x + y is missing: " + _OVERWRITE),
-            (grads["a"] * x + grads["b"] + dL, "For a = x·y, x's local slope is not x."),
-            (dL + (g - dL) * from_c, "The tanh slope is the slope of tanh(c), not 1 − c²."),
+            (g - dL, _("The direct edge x → L (L = d + x) is missing: ") + _(_OVERWRITE)),
+            (g - grads["a"] * y, _("The path through a = x·y is missing: ") + _(_OVERWRITE)),
+            (g - grads["b"], _("The path through b = x + y is missing: ") + _(_OVERWRITE)),
+            (grads["a"] * x + grads["b"] + dL, _("For a = x·y, x's local slope is not x.")),
+            (dL + (g - dL) * from_c, _("The tanh slope is the slope of tanh(c), not 1 − c².")),
         ]
     else:
         g = grads["y"]
         table = [
-            (grads["b"], "The path through a = x·y is missing: " + _OVERWRITE),
-            (grads["a"] * x, "The path through b = x + y is missing: " + _OVERWRITE),
-            (grads["a"] * y + grads["b"], "For a = x·y, y's local slope is not y."),
-            (g * from_c, "The tanh slope is the slope of tanh(c), not 1 − c²."),
+            (grads["b"], _("The path through a = x·y is missing: ") + _(_OVERWRITE)),
+            (grads["a"] * x, _("The path through b = x + y is missing: ") + _(_OVERWRITE)),
+            (grads["a"] * y + grads["b"], _("For a = x·y, y's local slope is not y.")),
+            (g * from_c, _("The tanh slope is the slope of tanh(c), not 1 − c².")),
         ]
-    table.append((g / dL, f"Your {which} ignores the upstream gradient dL: every step must be "
-                          "multiplied by it."))
+    table.append((g / dL, _("Your {which} ignores the upstream gradient dL: every step must be "
+                            "multiplied by it.").format(which=which)))
     if not same:
-        table += [(first, f"Your {which} does not change with x and y: compute it from the cache."),
-                  (first * dL, f"Your {which} is the answer at x={first_point[0]}, y={first_point[1]} "
-                               "times dL: compute it from the cache.")]
+        table += [(first, _("Your {which} does not change with x and y: compute it from the cache.").format(
+                      which=which)),
+                  (first * dL, _("Your {which} is the answer at x={x}, y={y} "
+                                 "times dL: compute it from the cache.").format(
+                      which=which, x=first_point[0], y=first_point[1]))]
     return table
 
 
@@ -167,13 +173,13 @@ def circuit_tangent_mistakes(which: str, x: float, y: float, grads: Mapping[str,
     if which == "x":
         from_c = (1 - values["c"] ** 2) / (1 - values["d"] ** 2)
         return [
-            (grads["x"] - 1.0, "The direct edge is missing: L = d + x moves with x itself too."),
-            (grads["x"] - grads["a"] * y, "a = x·y moves with x as well as with y: both must be in ta."),
-            (1.0 + (grads["x"] - 1.0) * from_c, "The tanh slope is the slope of tanh(c), not 1 − c²."),
+            (grads["x"] - 1.0, _("The direct edge is missing: L = d + x moves with x itself too.")),
+            (grads["x"] - grads["a"] * y, _("a = x·y moves with x as well as with y: both must be in ta.")),
+            (1.0 + (grads["x"] - 1.0) * from_c, _("The tanh slope is the slope of tanh(c), not 1 − c².")),
         ]
     return [
-        (grads["y"] - grads["a"] * x, "a = x·y moves with y as well as with x: both must be in ta."),
-        (grads["y"] - grads["b"], "b = x + y moves with y too."),
+        (grads["y"] - grads["a"] * x, _("a = x·y moves with y as well as with x: both must be in ta.")),
+        (grads["y"] - grads["b"], _("b = x + y moves with y too.")),
     ]
 
 
@@ -184,8 +190,8 @@ def neuron_tangent_expected(x: np.ndarray, w: np.ndarray, b: float, tw: np.ndarr
     z = float(w @ x) + b
     on = z > 0
     moving = float(tw @ x) + tb
-    table = [(float(tw @ w) + tb, "Which factor of u = w·x stays still? Only w moves."),
-             (float(tw @ x), "z = u + b moves with b too.")]
+    table = [(float(tw @ w) + tb, _("Which factor of u = w·x stays still? Only w moves.")),
+             (float(tw @ x), _("z = u + b moves with b too."))]
     if not on:
-        table.append((moving, "The ReLU is off here (z < 0): its gate shuts the tangent as well."))
+        table.append((moving, _("The ReLU is off here (z < 0): its gate shuts the tangent as well.")))
     return max(0.0, z), moving if on else 0.0, table

@@ -30,6 +30,7 @@ import numpy as np
 
 from .._validate import describe, fmt_shape
 from ..errors import ToolkitInputError
+from ..i18n import lesson_text as _
 from .student_calls import NotReady, call_student, for_cell, student_array
 
 __all__ = ["ConvNetRun", "NotReady", "central_unit", "compare_convs", "conv_out_shape", "conv_speed",
@@ -39,13 +40,13 @@ __all__ = ["ConvNetRun", "NotReady", "central_unit", "compare_convs", "conv_out_
 def conv_out_shape(x_shape: tuple[int, ...], w_shape: tuple[int, ...], stride: int,
                    pad: int) -> tuple[int, ...]:
     """(N, F, H', W') of a convolution of x (N, C, H, W) with w (F, C, HH, WW); ToolkitInputError if empty."""
-    n, _, h, w = x_shape
-    f, _, hh, ww = w_shape
+    n, _c, h, w = x_shape
+    f, _cw, hh, ww = w_shape
     h_out, w_out = 1 + (h + 2 * pad - hh) // stride, 1 + (w + 2 * pad - ww) // stride
     if h_out < 1 or w_out < 1 or stride < 1 or pad < 0:
-        raise ToolkitInputError(f"a kernel {hh}×{ww} with stride {stride} and padding {pad} does not fit "
-                                f"an input {h}×{w}: expected stride ≥ 1, pad ≥ 0 and HH, WW ≤ H + 2 pad, "
-                                "W + 2 pad.")
+        raise ToolkitInputError(_("a kernel {hh}×{ww} with stride {stride} and padding {pad} does not fit "
+                                  "an input {h}×{w}: expected stride ≥ 1, pad ≥ 0 and HH, WW ≤ H + 2 pad, "
+                                  "W + 2 pad.").format(hh=hh, ww=ww, stride=stride, pad=pad, h=h, w=w))
     return (n, f, h_out, w_out)
 
 
@@ -61,7 +62,8 @@ def _call(func: Callable, name: str, *args: Any, in_view: bool = False) -> Any:
 
 def _pair(value: Any, what: str) -> tuple[Any, Any]:
     if not isinstance(value, (tuple, list)) or len(value) != 2:
-        raise NotReady(f"{what} returned {describe(value)}; expected a tuple (out, cache).")
+        message = _("{what} returned {got}; expected a tuple (out, cache).")
+        raise NotReady(message.format(what=what, got=describe(value)))
     return value[0], value[1]
 
 
@@ -90,7 +92,8 @@ class StudentConv:
         name = self.backward.__name__
         grads = _call(self.backward, name, dout.copy(), cache, in_view=self.in_view)
         if not isinstance(grads, (tuple, list)) or len(grads) != 3:
-            raise NotReady(f"{name} returned {describe(grads)}; expected a tuple (dx, dw, db).")
+            raise NotReady(_("{name} returned {got}; expected a tuple (dx, dw, db).").format(
+                name=name, got=describe(grads)))
         shapes = (x_shape, w_shape, (w_shape[0],))
         return tuple(student_array(g, s, f"{name}'s {label}")
                      for g, s, label in zip(grads, shapes, ("dx", "dw", "db"), strict=True))
@@ -99,14 +102,15 @@ class StudentConv:
 def student_conv(forward: Callable, backward: Callable, in_view: bool = False) -> StudentConv:
     """The student's pair of convolution functions, wrapped for the experiments (in_view: for a widget)."""
     if not callable(forward) or not callable(backward):
-        raise ToolkitInputError(f"expected two functions (forward, backward), got {describe(forward)} "
-                                f"and {describe(backward)}.")
+        raise ToolkitInputError(_("expected two functions (forward, backward), got {forward} "
+                                  "and {backward}.").format(
+            forward=describe(forward), backward=describe(backward)))
     return StudentConv(forward, backward, getattr(forward, "__name__", "conv"), in_view)
 
 
 def _best_time(fn: Callable[[], Any], repeats: int) -> float:
     best = float("inf")
-    for _ in range(repeats):
+    for _repeat in range(repeats):
         start = time.perf_counter()
         fn()
         best = min(best, time.perf_counter() - start)
@@ -236,7 +240,8 @@ def train_conv_net(conv_forward: Callable, conv_backward: Callable,
     Returns a ConvNetRun. Raises NotReady when the student's functions are unfinished or broken.
     """
     if kernel % 2 != 1 or not 1 <= kernel <= 7:
-        raise ToolkitInputError(f"kernel must be odd, from 1 to 7 ('same' padding), got {kernel!r}.")
+        message = _("kernel must be odd, from 1 to 7 ('same' padding), got {kernel}.")
+        raise ToolkitInputError(message.format(kernel=repr(kernel)))
     start = time.perf_counter()
     conv = student_conv(conv_forward, conv_backward)
     X_train, y_train, X_val, y_val = data
@@ -246,7 +251,7 @@ def train_conv_net(conv_forward: Callable, conv_backward: Callable,
     w1_init = p["w1"].copy()
     velocity = {k: np.zeros_like(v) for k, v in p.items()}
     losses = []
-    for _ in range(epochs):
+    for _repeat in range(epochs):
         order = rng.permutation(len(X_train))
         for i in range(0, len(order) - batch + 1, batch):
             idx = order[i:i + batch]
@@ -276,7 +281,7 @@ def central_unit(size: int, kernel: int, stride: int, pad: int, layers: int, out
     of the last map can sit far from the middle of the input (the left-over rows are at the end).
     """
     def centre(i: float) -> float:
-        for _ in range(layers):
+        for _repeat in range(layers):
             i = i * stride - pad + (kernel - 1) / 2
         return i
 
@@ -300,13 +305,14 @@ def unit_input_gradient(conv_forward: Callable, conv_backward: Callable, size: i
     b = np.zeros(1)
     x = np.random.default_rng(0).normal(size=(1, 1, size, size))
     caches, shapes = [], []
-    for _ in range(layers):
+    for _layer in range(layers):
         try:
             conv_out_shape(x.shape, w.shape, stride, pad)
         except ToolkitInputError:
-            raise NotReady(f"after {len(shapes)} layer(s) the map is {x.shape[2]}×{x.shape[3]}: a "
-                           f"{kernel}×{kernel} kernel with padding {pad} no longer fits. Fewer layers "
-                           "or a larger input.") from None
+            raise NotReady(_("after {count} layer(s) the map is {height}×{width}: a "
+                             "{kernel}×{kernel} kernel with padding {pad} no longer fits. Fewer layers "
+                             "or a larger input.").format(
+                count=len(shapes), height=x.shape[2], width=x.shape[3], kernel=kernel, pad=pad)) from None
         out, cache = conv.fwd(x, w, b, stride, pad)
         caches.append((cache, x.shape))
         shapes.append(out.shape)

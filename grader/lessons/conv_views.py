@@ -18,6 +18,7 @@ import numpy as np
 from matplotlib.figure import Figure
 
 from ..errors import ToolkitInputError
+from ..i18n import lesson_text as _
 from .conv_experiments import central_unit, unit_input_gradient
 from .live_plot import SliderPlot
 from .student_calls import NotReady
@@ -39,7 +40,8 @@ def grid_image(ax, image: np.ndarray, title: str = "", cmap: str = "Blues", box:
     """Draw a 2-D array on its pixel grid (thin lines between pixels); box — (row0, col0, h, w) outlined."""
     image = np.asarray(image, dtype=np.float64)
     if image.ndim != 2:
-        raise ToolkitInputError(f"grid_image needs a 2-D array, got shape {image.shape}.")
+        message = _("grid_image needs a 2-D array, got shape {shape}.")
+        raise ToolkitInputError(message.format(shape=image.shape))
     ax.imshow(image, cmap=cmap, vmin=0, vmax=max(float(image.max(initial=0.0)), 1e-12))
     ax.set_xticks(np.arange(-0.5, image.shape[1], 1), minor=True)
     ax.set_yticks(np.arange(-0.5, image.shape[0], 1), minor=True)
@@ -63,13 +65,14 @@ def show_filters(w: np.ndarray, title: str = "") -> Any:
 
     w = np.asarray(w, dtype=np.float64)
     if w.ndim != 4 or w.shape[1] != 1:
-        raise ToolkitInputError(f"show_filters needs w of shape (F, 1, HH, WW), got {w.shape}.")
+        message = _("show_filters needs w of shape (F, 1, HH, WW), got {shape}.")
+        raise ToolkitInputError(message.format(shape=w.shape))
     fig, axes = plt.subplots(1, len(w), figsize=(1.2 * len(w), 1.6))
     axes = np.atleast_1d(axes)
     limit = float(np.abs(w).max(initial=1e-12))
     for k, (ax, kernel) in enumerate(zip(axes, w[:, 0], strict=True)):
         ax.imshow(kernel, cmap="RdBu_r", vmin=-limit, vmax=limit)
-        ax.set_title(f"filter {k}", fontsize=8)
+        ax.set_title(_("filter {k}").format(k=k), fontsize=8)
         ax.axis("off")
     if title:
         fig.suptitle(title, fontsize=10, y=1.02)
@@ -97,15 +100,17 @@ def receptive_field_figure(conv_forward: Callable, conv_backward: Callable, *, s
     fig = Figure(figsize=(5.6, 4.2))
     ax = fig.subplots()
     box = _nonzero_box(image)
-    field = "nothing" if box is None else f"{box[2]}×{box[3]} pixels"
+    field = _("nothing") if box is None else _("{width}×{height} pixels").format(width=box[2], height=box[3])
     last = shapes[-1][2]
     unit = central_unit(size, kernel, stride, pad, layers, last)
-    grid_image(ax, image, box=box, title=f"|∂out/∂x| of unit ({unit}, {unit}) of layer {layers}'s "
-               f"{last}×{last} map: {field}")
+    title = _("|∂out/∂x| of unit ({unit}, {unit}) of layer {layers}'s {last}×{last} map: {field}").format(
+        unit=unit, layers=layers, last=last, field=field)
+    grid_image(ax, image, box=box, title=title)
     ax.plot([(size - 1) / 2], [(size - 1) / 2], "+", color="#d62728", ms=10, mew=1.5)
     maps = " → ".join(f"{s[2]}×{s[3]}" for s in shapes)
-    fig.text(0.5, 0.02, f"input {size}×{size} → {maps}  (kernel {kernel}, stride {stride}, padding {pad}); "
-             "+ the middle of the input", ha="center", fontsize=9)
+    note = _("input {size}×{size} → {maps}  (kernel {kernel}, stride {stride}, padding {pad}); "
+             "+ the middle of the input").format(size=size, maps=maps, kernel=kernel, stride=stride, pad=pad)
+    fig.text(0.5, 0.02, note, ha="center", fontsize=9)
     return fig
 
 
@@ -120,10 +125,10 @@ def receptive_field_explorer(conv_forward: Callable, conv_backward: Callable, *,
 
     return SliderPlot(
         draw,
-        kernel=widgets.IntSlider(value=kernel, min=1, max=7, description="kernel size", style=_STYLE),
-        stride=widgets.IntSlider(value=stride, min=1, max=3, description="stride", style=_STYLE),
-        pad=widgets.IntSlider(value=pad, min=0, max=3, description="padding", style=_STYLE),
-        layers=widgets.IntSlider(value=layers, min=1, max=4, description="layers", style=_STYLE),
-        caption="Move a slider: the receptive field and the output shapes for your values appear below.",
+        kernel=widgets.IntSlider(value=kernel, min=1, max=7, description=_("kernel size"), style=_STYLE),
+        stride=widgets.IntSlider(value=stride, min=1, max=3, description=_("stride"), style=_STYLE),
+        pad=widgets.IntSlider(value=pad, min=0, max=3, description=_("padding"), style=_STYLE),
+        layers=widgets.IntSlider(value=layers, min=1, max=4, description=_("layers"), style=_STYLE),
+        caption=_("Move a slider: the receptive field and the output shapes for your values appear below."),
         dpi=80,
     )

@@ -20,6 +20,7 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import ToolkitInputError
+from ..i18n import lesson_text as _
 
 __all__ = ["DATA_DIR", "DIGITS_PATH", "digits_split", "load_digits", "load_text", "make_spiral", "text_names"]
 
@@ -54,9 +55,10 @@ def make_spiral(
     n = _positive_int(n_per_class, "n_per_class")
     k = _positive_int(n_classes, "n_classes")
     if isinstance(seed, bool) or not isinstance(seed, Integral) or seed < 0:
-        raise ToolkitInputError(f"seed must be a non-negative int, got {seed!r}.")
+        raise ToolkitInputError(_("seed must be a non-negative int, got {seed}.").format(seed=repr(seed)))
     if isinstance(noise, bool) or not isinstance(noise, Real) or not math.isfinite(noise) or noise < 0:
-        raise ToolkitInputError(f"noise must be a finite number ≥ 0, got {noise!r}.")
+        message = _("noise must be a finite number ≥ 0, got {noise}.")
+        raise ToolkitInputError(message.format(noise=repr(noise)))
 
     rng = np.random.default_rng(int(seed))
     radius = np.linspace(0.0, 1.0, n) if n > 1 else np.zeros(1)
@@ -97,9 +99,10 @@ def digits_split(
     X, y = load_digits()
     n_val = _positive_int(n_val, "n_val")
     if n_val >= len(y):
-        raise ToolkitInputError(f"n_val must leave at least one training example: got {n_val} of {len(y)}.")
+        message = _("n_val must leave at least one training example: got {n_val} of {count}.")
+        raise ToolkitInputError(message.format(n_val=n_val, count=len(y)))
     if isinstance(seed, bool) or not isinstance(seed, Integral) or seed < 0:
-        raise ToolkitInputError(f"seed must be a non-negative int, got {seed!r}.")
+        raise ToolkitInputError(_("seed must be a non-negative int, got {seed}.").format(seed=repr(seed)))
     order = np.random.default_rng(int(seed)).permutation(len(y))
     train, val = order[n_val:], order[:n_val]
     return X[train], y[train], X[val], y[val]
@@ -129,5 +132,6 @@ def load_text(name: str) -> str:
 def _positive_int(value: object, name: str) -> int:
     __tracebackhide__ = True
     if isinstance(value, bool) or not isinstance(value, Integral) or value < 1:
-        raise ToolkitInputError(f"{name} must be a positive int, got {value!r}.")
+        message = _("{name} must be a positive int, got {value}.")
+        raise ToolkitInputError(message.format(name=name, value=repr(value)))
     return int(value)

@@ -25,6 +25,7 @@ import numpy as np
 
 from .._validate import describe, fmt_shape
 from ..errors import ToolkitInputError
+from ..i18n import lesson_text as _
 from ..trusted import plain_ndarray
 from .deep_nets_experiments import DeepNetRun, deep_net_gradients, train_deep_net
 from .deep_nets_views import BatchNormExplorer
@@ -83,8 +84,8 @@ def _reference_array(reference: Any, name: str) -> np.ndarray:
         return reference.grad.detach().cpu().to(torch.float64).numpy().copy()
     arr = plain_ndarray(reference)
     if arr is None or arr.dtype.kind not in "biuf":
-        raise ToolkitInputError(f"the reference for {name} must be a torch tensor with a .grad or a "
-                                f"numeric array, got {describe(reference)}.")
+        raise ToolkitInputError(_("the reference for {name} must be a torch tensor with a .grad or a "
+                                  "numeric array, got {got}.").format(name=name, got=describe(reference)))
     return np.array(arr, dtype=np.float64)
 
 
@@ -96,7 +97,7 @@ def compare(name: str, mine: Any, reference: Any) -> Comparison:
     Returns: a `Comparison`. Raises ToolkitInputError when the reference is unusable.
     """
     if not isinstance(name, str):
-        raise ToolkitInputError(f"name must be a string, got {describe(name)}.")
+        raise ToolkitInputError(_("name must be a string, got {got}.").format(got=describe(name)))
     ref = _reference_array(reference, name)
     arr = plain_ndarray(mine)
     if arr is None or arr.dtype.kind not in "biuf":
@@ -135,8 +136,8 @@ def show_digits(X: np.ndarray, y: np.ndarray, count: int = 10) -> Any:
 
     X, y = np.asarray(X, dtype=np.float64), np.asarray(y)
     if X.ndim != 2 or X.shape[1] != 64 or len(y) != len(X):
-        raise ToolkitInputError(f"show_digits needs X of shape (N, 64) and y of shape (N,), got "
-                                f"{fmt_shape(X.shape)} and {fmt_shape(y.shape)}.")
+        raise ToolkitInputError(_("show_digits needs X of shape (N, 64) and y of shape (N,), got "
+                                  "{x} and {y}.").format(x=fmt_shape(X.shape), y=fmt_shape(y.shape)))
     count = min(count, len(X))
     fig, axes = plt.subplots(1, count, figsize=(1.1 * count, 1.4))
     for ax, image, label in zip(np.atleast_1d(axes), X[:count], y[:count], strict=True):
@@ -192,7 +193,8 @@ def array_passes(backward: Callable[..., Any], dout: np.ndarray, cache: Any) -> 
     """
     dout = np.asarray(dout, dtype=np.float64)
     if dout.ndim != 2:
-        raise ToolkitInputError(f"array_passes needs dout of shape (N, D), got {fmt_shape(dout.shape)}.")
+        message = _("array_passes needs dout of shape (N, D), got {shape}.")
+        raise ToolkitInputError(message.format(shape=fmt_shape(dout.shape)))
     counted_dout, counted_cache = _counted(dout), _counted(cache)
     _Counted.tally = {"full": dout.size, "count": 0}
     try:

@@ -12,6 +12,7 @@ import ipywidgets as widgets
 import numpy as np
 from matplotlib.figure import Figure
 
+from ..i18n import lesson_text as _
 from .deep_nets_experiments import DeepNetRun, deep_net_gradients, train_deep_net
 from .live_figure import BLUE, GREY, ORANGE, LiveFigure, Panel, set_log_limits, text_key
 from .student_calls import NotReady
@@ -45,12 +46,12 @@ class BatchNormExplorer(LiveFigure):
         self.steps, self.seed = steps, seed
         self.batch = (data[0][:grad_batch], data[1][:grad_batch])
         controls = {
-            "depth": widgets.IntSlider(value=depth, min=2, max=self.MAX_DEPTH, description="hidden layers",
+            "depth": widgets.IntSlider(value=depth, min=2, max=self.MAX_DEPTH, description=_("hidden layers"),
                                        style=_STYLE),
             "lr": widgets.FloatLogSlider(value=lr, base=10, min=-3, max=0.5, step=0.1,
-                                         description="learning rate", readout_format=".3f", style=_STYLE),
+                                         description=_("learning rate"), readout_format=".3f", style=_STYLE),
             "activation": widgets.Dropdown(options=(("sigmoid", "sigmoid"), ("tanh", "tanh")),
-                                           value=activation, description="activation", style=_STYLE),
+                                           value=activation, description=_("activation"), style=_STYLE),
         }
         super().__init__(controls, css_class="dn-explorer", figsize=(11, 3.3))
 
@@ -71,27 +72,28 @@ class BatchNormExplorer(LiveFigure):
         ax1, ax2, ax3 = fig.subplots(1, 3)
         fig.subplots_adjust(left=0.06, right=0.98, bottom=0.16, top=0.83, wspace=0.3)
         self.suptitle = fig.text(0.5, 0.97, "", ha="center", va="top", fontsize=11)
-        self.p_norms = Panel(ax1, log=True, xlabel="layer (last = output layer)", integer_x=True)
-        self.p_norms.title.set_text("gradient norm ‖dW‖ per layer")
-        self.p_ratio = Panel(ax2, xlabel="layer", ylabel="log10 update / weight", integer_x=True)
-        self.p_ratio.title.set_text("update-to-data ratio, first step")
+        self.p_norms = Panel(ax1, log=True, xlabel=_("layer (last = output layer)"), integer_x=True)
+        self.p_norms.title.set_text(_("gradient norm ‖dW‖ per layer"))
+        self.p_ratio = Panel(ax2, xlabel=_("layer"), ylabel=_("log10 update / weight"), integer_x=True)
+        self.p_ratio.title.set_text(_("update-to-data ratio, first step"))
         ax2.axhspan(-3.5, -2.5, color=GREY, alpha=0.15, lw=0)
-        self.p_loss = Panel(ax3, xlabel="SGD step", ylabel="training loss (minibatch)")
-        self.p_loss.title.set_text(f"{self.steps} steps of SGD at this learning rate")
+        self.p_loss = Panel(ax3, xlabel=_("SGD step"), ylabel=_("training loss (minibatch)"))
+        self.p_loss.title.set_text(_("{steps} steps of SGD at this learning rate").format(steps=self.steps))
         self.lines = {}
         for key, colour in (("plain", BLUE), ("bn", ORANGE)):
             self.lines[key] = (ax1.plot([], [], "o-", ms=3, lw=1.3, color=colour)[0],
                                ax2.plot([], [], "o-", ms=3, lw=1.3, color=colour)[0],
                                ax3.plot([], [], lw=1.5, color=colour)[0])
-        text_key(ax1, [("without BatchNorm", BLUE), ("with BatchNorm", ORANGE)], corner="lower right")
-        text_key(ax2, [("grey: the band around 10⁻³", GREY)], corner="lower right")
+        text_key(ax1, [(_("without BatchNorm"), BLUE), (_("with BatchNorm"), ORANGE)], corner="lower right")
+        text_key(ax2, [(_("grey: the band around 10⁻³"), GREY)], corner="lower right")
         for ax in (ax1, ax2, ax3):
             ax.grid(True, alpha=0.3)
 
     def draw(self, s: dict) -> None:
         layers = np.arange(1, s["depth"] + 2)
         self.suptitle.set_text(
-            f"{s['depth']} hidden {s['activation']} layers of 64, learning rate {s['lr']:.3g}")
+            _("{depth} hidden {activation} layers of 64, learning rate {lr}").format(
+                depth=s["depth"], activation=s["activation"], lr=f"{s['lr']:.3g}"))
         ratios, norms = [], []
         for key in ("plain", "bn"):
             l_norm, l_ratio, l_loss = self.lines[key]
@@ -125,18 +127,20 @@ class BatchNormExplorer(LiveFigure):
 
     def describe(self, s: dict) -> str:
         parts = []
-        for key, label in (("plain", "without BatchNorm"), ("bn", "with BatchNorm")):
+        for key, label in (("plain", _("without BatchNorm")), ("bn", _("with BatchNorm"))):
             result, run = s["grads"][key], s["runs"][key]
             if result is None:
                 parts.append(f"{label}: <b>✗</b> {html.escape(s['grads']['bn_error'] or '')}")
                 continue
             n = result["norms"]
-            parts.append(f"{label}: ‖dW<sub>1</sub>‖ / ‖dW<sub>out</sub>‖ = <b>{n[0] / n[-1]:.1e}</b>, "
-                         f"loss after {self.steps} steps {_fmt_loss(run.losses)}, validation accuracy "
-                         f"<b>{run.val_acc:.0%}</b>")
+            parts.append(_("{label}: ‖dW<sub>1</sub>‖ / ‖dW<sub>out</sub>‖ = <b>{ratio}</b>, "
+                           "loss after {steps} steps {loss}, validation accuracy "
+                           "<b>{accuracy}</b>").format(
+                label=label, ratio=f"{n[0] / n[-1]:.1e}", steps=self.steps, loss=_fmt_loss(run.losses),
+                accuracy=f"{run.val_acc:.0%}"))
         return " · ".join(parts)
 
 
 def _fmt_loss(losses: np.ndarray) -> str:
     last = losses[-1]
-    return f"{last:.3g}" if np.isfinite(last) else "overflowed"
+    return f"{last:.3g}" if np.isfinite(last) else _("overflowed")

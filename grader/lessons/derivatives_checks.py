@@ -15,6 +15,8 @@ import numpy as np
 
 from ..checks import CheckResult, check_close
 from ..errors import CheckFailed
+from ..i18n import N_
+from ..i18n import lesson_text as _
 from ..numgrad import rel_error
 from ..report_lines import show_hint
 from ..trusted import as_array
@@ -35,8 +37,12 @@ __all__ = [
 EPS = float(np.finfo(np.float64).eps)
 Mistakes = Sequence[tuple[Any, str]]
 
-VIEW_HINT = ("your gradient is all zeros: the output you kept was a view of x and moved with it. "
+VIEW_HINT = N_("your gradient is all zeros: the output you kept was a view of x and moved with it. "
              "Keep a copy of each output before nudging x again.")
+
+
+#: The two difference quotients, as a message names them.
+_KINDS = {"forward": N_("forward"), "centred": N_("centred")}
 
 
 def check_value(name: str, yours: Any, expected: Any, mistakes: Mistakes = (),
@@ -73,8 +79,8 @@ def check_slope(name: str, yours: Any, f: Callable[[float], float], x: float, ex
     centred difference divided by h instead of 2h."""
     __tracebackhide__ = True
     return check_value(name, yours, exact, tol=tol, mistakes=[
-        (2 * _centred(f, x, 1e-5), "your slopes are twice too big: how far apart are the two points "
-                                   "you evaluate f at?"),
+        (2 * _centred(f, x, 1e-5), _("your slopes are twice too big: how far apart are the two points "
+                                   "you evaluate f at?")),
     ])
 
 
@@ -84,13 +90,15 @@ def check_centred_slope(yours: Any) -> CheckResult:
     __tracebackhide__ = True
     d = float(as_array(yours, "numerical_derivative(np.exp, 1.0)", shape=()))
     forward = _forward_difference(np.exp, 1.0, 1e-5)
-    print(f"exact derivative e    {np.e:.15f}")
-    print(f"forward difference    {forward:.15f}   error {abs(forward - np.e):.1e}")
-    print(f"yours                 {d:.15f}   error {abs(d - np.e):.1e}")
-    return check_value("slope of exp(x) at x = 1", d, np.e, tol=1e-8, mistakes=[
-        (forward, "yours is the forward difference, which looks to the right of x only. Use the "
-                  "points on both sides."),
-        (2 * _centred(np.exp, 1.0, 1e-5), "yours is twice too big: how far apart are your two points?"),
+    print(_("exact derivative e    {value}").format(value=f"{np.e:.15f}"))
+    print(_("forward difference    {value}   error {error}").format(
+        value=f"{forward:.15f}", error=f"{abs(forward - np.e):.1e}"))
+    print(_("yours                 {value}   error {error}").format(
+        value=f"{d:.15f}", error=f"{abs(d - np.e):.1e}"))
+    return check_value(_("slope of exp(x) at x = 1"), d, np.e, tol=1e-8, mistakes=[
+        (forward, _("yours is the forward difference, which looks to the right of x only. Use the "
+                  "points on both sides.")),
+        (2 * _centred(np.exp, 1.0, 1e-5), _("yours is twice too big: how far apart are your two points?")),
     ])
 
 
@@ -101,15 +109,17 @@ def check_taylor_term(which: str, yours: Any, h: float, f2: float, f3: float) ->
     __tracebackhide__ = True
     forward, centred = h / 2 * abs(f2), h**2 / 6 * abs(f3)
     if which == "forward":
-        return check_value(f"forward error term, h = {h:g}, f'' = {f2:g}", yours, forward, mistakes=[
-            (-forward, "a size is never negative: the sign of f'' does not matter."),
+        name = _("forward error term, h = {h}, f'' = {f2}").format(h=f"{h:g}", f2=f"{f2:g}")
+        return check_value(name, yours, forward, mistakes=[
+            (-forward, _("a size is never negative: the sign of f'' does not matter.")),
         ])
-    return check_value(f"centred error term, h = {h:g}, f‴ = {f3:g}", yours, centred, mistakes=[
-        (2 * centred, "that is what the subtraction leaves in f(x+h) - f(x-h); the centred difference "
-                      "then divides it by 2h."),
-        (forward, "that is the forward term. In the centred difference the f'' terms cancel: look one "
-                  "power of h further."),
-        (-centred, "a size is never negative: the sign of f‴ does not matter."),
+    name = _("centred error term, h = {h}, f‴ = {f3}").format(h=f"{h:g}", f3=f"{f3:g}")
+    return check_value(name, yours, centred, mistakes=[
+        (2 * centred, _("that is what the subtraction leaves in f(x+h) - f(x-h); the centred difference "
+                      "then divides it by 2h.")),
+        (forward, _("that is the forward term. In the centred difference the f'' terms cancel: look one "
+                  "power of h further.")),
+        (-centred, _("a size is never negative: the sign of f‴ does not matter.")),
     ])
 
 
@@ -134,17 +144,19 @@ def check_nudge(which: str, yours: Any, f0: float, f2: float, f3: float, eps: fl
     E(h) (truncation + eps |f| / h) on a fine grid, printed first."""
     __tracebackhide__ = True
     bottom = _model_bottom(which, f0, f2, f3, eps)
-    print(f"bottom of the {which} model on a fine grid: h = {bottom:.4e}")
-    name = f"h* of the {which} difference"
+    kind = _(_KINDS.get(which, which))
+    print(_("bottom of the {which} model on a fine grid: h = {h}").format(which=kind, h=f"{bottom:.4e}"))
+    name = _("h* of the {which} difference").format(which=kind)
     if which == "forward":
         return check_value(name, yours, bottom, tol=1e-4, mistakes=[
-            (np.sqrt(4 * eps * abs(f0) / abs(f2)), "that is the bottom of the footnote's model, with "
-             "round-off 2 eps |f| / h. The exercise's model has eps |f| / h."),
-            (np.sqrt(eps * abs(f0) / abs(f2)), "a factor 2 is missing: what is the derivative of h/2 |f''|?"),
+            (np.sqrt(4 * eps * abs(f0) / abs(f2)), _("that is the bottom of the footnote's model, with "
+             "round-off 2 eps |f| / h. The exercise's model has eps |f| / h.")),
+            (np.sqrt(eps * abs(f0) / abs(f2)),
+             _("a factor 2 is missing: what is the derivative of h/2 |f''|?")),
         ])
     return check_value(name, yours, bottom, tol=1e-4, mistakes=[
-        (np.cbrt(6 * eps * abs(f0) / abs(f3)), "differentiate h^2/6 |f‴| again: the 2 of h^2 comes down."),
-        (np.sqrt(3 * eps * abs(f0) / abs(f3)), "with E' = 0 multiplied by h^2, which power of h is left?"),
+        (np.cbrt(6 * eps * abs(f0) / abs(f3)), _("differentiate h^2/6 |f‴| again: the 2 of h^2 comes down.")),
+        (np.sqrt(3 * eps * abs(f0) / abs(f3)), _("with E' = 0 multiplied by h^2, which power of h is left?")),
     ])
 
 
@@ -162,13 +174,13 @@ def check_grad_L(which: str, yours: Any, x: float, y: float, reference: float) -
     gx, gy, slope, c = _grad_L_closed_form(x, y)
     wrong_slope = (1 - c**2) / slope
     if which == "x":
-        return check_value(f"dL/dx at ({x}, {y})", yours, reference, mistakes=[
-            (gx - 1, "L = tanh(c) + x: the lone + x depends on x too."),
-            ((gx - 1) * wrong_slope + 1, "the slope of tanh at c is not 1 - c^2: tanh(c) is not c."),
+        return check_value(_("dL/dx at ({x}, {y})").format(x=x, y=y), yours, reference, mistakes=[
+            (gx - 1, _("L = tanh(c) + x: the lone + x depends on x too.")),
+            ((gx - 1) * wrong_slope + 1, _("the slope of tanh at c is not 1 - c^2: tanh(c) is not c.")),
         ])
-    return check_value(f"dL/dy at ({x}, {y})", yours, reference, mistakes=[
-        (gy + 1, "the lone + x does not depend on y."),
-        (gy * wrong_slope, "the slope of tanh at c is not 1 - c^2: tanh(c) is not c."),
+    return check_value(_("dL/dy at ({x}, {y})").format(x=x, y=y), yours, reference, mistakes=[
+        (gy + 1, _("the lone + x does not depend on y.")),
+        (gy * wrong_slope, _("the slope of tanh at c is not 1 - c^2: tanh(c) is not c.")),
     ])
 
 
@@ -179,9 +191,10 @@ def check_directional_slope(yours: Any, gradient: Sequence[float], u: Sequence[f
     g, v = np.asarray(gradient, dtype=np.float64), np.asarray(u, dtype=np.float64)
     norm = float(np.linalg.norm(v))
     want = float(g @ v) / norm
-    return check_value(f"slope along u = {tuple(v.tolist())}", yours, want, tol=1e-4, mistakes=[
-        (want * norm, f"your slope is |u| = {norm:g} times too big: per unit of t, walk a distance "
-                      "of 1, not |u|."),
+    name = _("slope along u = {u}").format(u=tuple(v.tolist()))
+    return check_value(name, yours, want, tol=1e-4, mistakes=[
+        (want * norm, _("your slope is |u| = {norm} times too big: per unit of t, walk a distance "
+                        "of 1, not |u|.").format(norm=f"{norm:g}")),
     ])
 
 
@@ -192,14 +205,16 @@ def check_matmul_gradient(grad: Any, x: np.ndarray, dout: np.ndarray, reference:
     dout = all ones), and otherwise points at the outputs an entry of x reaches."""
     __tracebackhide__ = True
     plain = as_array(grad, "numerical_gradient_array's result")
-    print(f"x {x.shape}, dout {dout.shape}: your gradient has shape {plain.shape} (should be {x.shape})")
+    print(_("x {x}, dout {dout}: your gradient has shape {shape} (should be {x})").format(
+        x=x.shape, dout=dout.shape, shape=plain.shape))
     try:
-        return check_close("gradient through out = x @ W", plain, reference)
+        return check_close(_("gradient through out = x @ W"), plain, reference)
     except CheckFailed:
         if plain.shape == x.shape:
             if rel_error(plain, ones_reference) < 1e-6:
-                show_hint("your gradient is the one for dout = all ones: weight the output change by dout.")
+                show_hint(_("your gradient is the one for dout = all ones: "
+                            "weight the output change by dout."))
             else:
-                show_hint("here every output can depend on x[idx] (out[i, k] = sum_j x[i, j] W[j, k]): "
-                          "the change of every output counts, not only of the entry at idx.")
+                show_hint(_("here every output can depend on x[idx] (out[i, k] = sum_j x[i, j] W[j, k]): "
+                          "the change of every output counts, not only of the entry at idx."))
         raise

@@ -25,6 +25,8 @@ from matplotlib.figure import Figure
 from matplotlib.patches import Circle, FancyArrowPatch, FancyBboxPatch
 from matplotlib.path import Path
 
+from ..i18n import lesson_text as _
+
 __all__ = ["GraphDrawing", "draw_graph", "layout", "trace"]
 
 # Geometry, in data units (the axes use an equal aspect ratio).
@@ -119,7 +121,7 @@ def layout(nodes: list, edges: list) -> dict[int, tuple[int, float]]:
             columns[d] = sorted(col, key=lambda k: -centre(k))
 
     order = sorted(columns)
-    for _ in range(4):
+    for _sweep in range(4):
         sweep(order[1:], parents_of)
         sweep(order[-2::-1], children_of)
 
@@ -131,7 +133,7 @@ def _route_long_edges(edges, grid, pos) -> dict[tuple[int, int], float | None]:
     """For each edge that a straight arrow would draw behind another node's box, the
     height of a free horizontal lane to run it in (``None``: straight is fine)."""
     by_col: dict[int, list[float]] = {}
-    for key, (col, _) in grid.items():
+    for key, (col, _row) in grid.items():
         by_col.setdefault(col, []).append(pos[key][1])
     half = _BOX_H / 2 + 0.12
     routes: dict[tuple[int, int], float | None] = {}
@@ -256,8 +258,9 @@ def draw_graph(
     nodes, edges = trace(root, parents)
     if len(nodes) > max_nodes:
         raise ValueError(
-            f"this graph has {len(nodes)} nodes; more than {max_nodes} make an unreadable "
-            f"picture. Draw a smaller expression, or pass max_nodes={len(nodes)}."
+            _("this graph has {count} nodes; more than {max_nodes} make an unreadable "
+              "picture. Draw a smaller expression, or pass max_nodes={count}.").format(
+                count=len(nodes), max_nodes=max_nodes)
         )
     grid = layout(nodes, edges)
     pos = {key: (col * _COL_SPACING, r * _ROW_SPACING) for key, (col, r) in grid.items()}

@@ -37,6 +37,7 @@ from ..checks import CheckResult, checked_name, compare, report
 from ..errors import ToolkitInputError
 from ..hints import RTOL, Hint, HintArgs, diagnose
 from ..hints.format import first_index
+from ..i18n import lesson_text as _
 from ..numgrad import rel_error
 from ..report_lines import fail_line, pass_line
 
@@ -72,7 +73,8 @@ def check_dropout(
     require_finite(xs, "x")
     p = _checked_p(p)
     if mode not in ("train", "test"):
-        raise ToolkitInputError(f"mode must be 'train' or 'test', but got {describe(mode)}.")
+        message = _("mode must be 'train' or 'test', but got {got}.")
+        raise ToolkitInputError(message.format(got=describe(mode)))
     arr = to_numpy(out)
     unusable = _unusable(name, out, arr, xs)
     if unusable is not None:
@@ -91,7 +93,9 @@ def _checked_p(p: Any) -> float:
     ok = isinstance(p, int | float | np.integer | np.floating) and not isinstance(p, bool | np.bool_)
     if not ok or not 0 < float(p) <= 1:
         raise ToolkitInputError(
-            f"p must be the probability of keeping a unit, a number in (0, 1], but got {describe(p)}."
+            _("p must be the probability of keeping a unit, a number in (0, 1], but got {got}.").format(
+                got=describe(p)
+            )
         )
     return float(p)
 
@@ -104,7 +108,11 @@ def _unusable(name: str, out: Any, arr: np.ndarray | None, x: np.ndarray) -> tup
             return None
     if arr is None or arr.dtype.kind not in "biuf" or arr.shape != x.shape:
         return compare(name, out, x, tol=1.0, args=HintArgs(kind="value"))
-    status = f"dtype {arr.dtype}, needs float64" if dtype_problem(arr) else "contains NaN or inf"
+    status = (
+        _("dtype {dtype}, needs float64").format(dtype=arr.dtype)
+        if dtype_problem(arr)
+        else _("contains NaN or inf")
+    )
     hint = diagnose(arr, x, name=name, kind="value")
     return CheckResult(name, False, math.inf, hint), fail_line(name, status)
 
@@ -118,7 +126,7 @@ def _train_mode(
     name: str, a: np.ndarray, x: np.ndarray, p: float, tol: float, sigmas: float
 ) -> tuple[CheckResult, str]:
     """The row of a train-mode check: the kept fraction and the values of kept and dropped units."""
-    who = f"your {name}"
+    who = _("your {name}").format(name=name)
     live = x != 0
     zero = np.abs(a) <= tol * np.abs(x) / p
     kept = live & ~zero
@@ -132,14 +140,20 @@ def _train_mode(
     fraction_ok = abs(k - n * p) <= sigmas * sd + 0.5
     as_drop = not fraction_ok and abs(k - n * (1 - p)) <= sigmas * sd + 0.5
     err = rel_error(a[kept], (x / p)[kept]) if k else 0.0
-    share = f"{k} of {n} units kept ({k / n:.3g}" if n else "x is 0 everywhere (nothing to keep"
+    share = (
+        _("{k} of {n} units kept ({fraction}").format(k=k, n=n, fraction=f"{k / n:.3g}")
+        if n
+        else _("x is 0 everywhere (nothing to keep")
+    )
     if fraction_ok and not (raw.any() or flipped.any() or bad.any()):
         return CheckResult(name, True, err, None), pass_line(
-            name, f"{share}, p = {p:g}), each kept one equal to x / p"
+            name, _("{share}, p = {p}), each kept one equal to x / p").format(share=share, p=f"{p:g}")
         )
-    problems = [] if fraction_ok else [f"{share}; p = {p:g} expects {n * p:.0f} ± {sd:.0f})"]
+    expects = _("{share}; p = {p} expects {mean} ± {sd})")
+    expected = expects.format(share=share, p=f"{p:g}", mean=f"{n * p:.0f}", sd=f"{sd:.0f}")
+    problems = [] if fraction_ok else [expected]
     if raw.any() or flipped.any() or bad.any():
-        problems.append(f"{int((raw | flipped | bad).sum())} units neither 0 nor x / p")
+        problems.append(_("{count} units neither 0 nor x / p").format(count=int((raw | flipped | bad).sum())))
     hint = _train_hint(who, a, x, p, n, k, raw, flipped, bad, as_drop)
     return CheckResult(name, False, err, hint), fail_line(name, ", ".join(problems) or share + ")")
 
@@ -158,31 +172,42 @@ def _train_hint(
 ) -> Hint | None:
     """The hint of a failed train-mode check (arrays of the shape of x; n units, k kept)."""
     if (as_drop or flipped.any()) and not bad.any():
-        kept = f"keeps {k} of {n} units ({k / n:.3g}), about 1 − p = {1 - p:.3g} rather than p = {p:g}"
+        kept = _("keeps {k} of {n} units ({fraction}), about 1 − p = {q} rather than p = {p}").format(
+            k=k, n=n, fraction=f"{k / n:.3g}", q=f"{1 - p:.3g}", p=f"{p:g}"
+        )
         if flipped.any():
-            scaled = "divides the kept units by 1 − p instead of p"
-            what = f"{kept}, and {scaled}" if as_drop else scaled
+            scaled = _("divides the kept units by 1 − p instead of p")
+            what = _("{kept}, and {scaled}").format(kept=kept, scaled=scaled) if as_drop else scaled
         else:
-            what = kept + (" (and leaves the kept ones equal to x: divide them by p)" if raw.any() else "")
+            what = kept + (_(" (and leaves the kept ones equal to x: divide them by p)") if raw.any() else "")
         return Hint(
             "dropout-drop-probability",
-            f"{who} {what}: p is the probability of KEEPING a unit here. Look at the comparison "
-            "that draws the mask (and at what the kept units are divided by).",
+            _(
+                "{who} {what}: p is the probability of KEEPING a unit here. Look at the comparison "
+                "that draws the mask (and at what the kept units are divided by)."
+            ).format(who=who, what=what),
         )
     if raw.any() and not (flipped.any() or bad.any()) and k < n:
         return Hint(
             "dropout-not-rescaled",
-            f"{who} drops units but its {int(raw.sum())} kept units equal x: inverted dropout "
-            f"also divides the kept units by p = {p:g} in training, so that the expected output "
-            "equals x and test mode can return x unchanged. Look at the line that applies the mask.",
+            _(
+                "{who} drops units but its {count} kept units equal x: inverted dropout "
+                "also divides the kept units by p = {p} in training, so that the expected output "
+                "equals x and test mode can return x unchanged. Look at the line that applies the mask."
+            ).format(who=who, count=int(raw.sum()), p=f"{p:g}"),
         )
     if bad.any():
         i = first_index(bad)
         return Hint(
             "partial",
-            f"{who} has {int(bad.sum())} units that are neither 0 nor x / p (the first at "
-            f"{fmt_index(i)}: x is {x[i]:.4g}, x / p is {x[i] / p:.4g}, yours is {a[i]:.4g}): each "
-            "unit is either dropped (0) or kept and divided by p, with one mask for the whole array.",
+            _(
+                "{who} has {count} units that are neither 0 nor x / p (the first at "
+                "{index}: x is {x}, x / p is {scaled}, yours is {yours}): each "
+                "unit is either dropped (0) or kept and divided by p, with one mask for the whole array."
+            ).format(
+                who=who, count=int(bad.sum()), index=fmt_index(i), x=f"{x[i]:.4g}", scaled=f"{x[i] / p:.4g}",
+                yours=f"{a[i]:.4g}",
+            ),
         )
     return None
 
@@ -191,8 +216,10 @@ def _test_mode(name: str, a: np.ndarray, x: np.ndarray, p: float, tol: float) ->
     """The row of a test-mode check: out must equal x (dropout does nothing at test time)."""
     err = rel_error(a, x)
     if err < tol:
-        return CheckResult(name, True, err, None), pass_line(name, f"equals x (relative error {err:.1e})")
-    who = f"your {name}"
+        return CheckResult(name, True, err, None), pass_line(
+            name, _("equals x (relative error {error})").format(error=f"{err:.1e}")
+        )
+    who = _("your {name}").format(name=name)
     live = x != 0
     loose = max(tol, RTOL)
     zero = live & (np.abs(a) <= loose * np.abs(x) / p)
@@ -201,18 +228,20 @@ def _test_mode(name: str, a: np.ndarray, x: np.ndarray, p: float, tol: float) ->
     by_p = p < 1 and (bool(np.all(_near(a, x * p, loose))) or bool(np.all(_near(a, x / p, loose))))
     if masked or by_p:
         what = (
-            f"drops {int(zero.sum())} of the {int(live.sum())} units"
+            _("drops {dropped} of the {count} units").format(dropped=int(zero.sum()), count=int(live.sum()))
             if masked
-            else "rescales x (by p or 1/p)"
+            else _("rescales x (by p or 1/p)")
         )
         hint = Hint(
             "dropout-at-test",
-            f"{who} {what} in test mode: at test time inverted dropout does nothing, out is x "
-            "itself — the mask and the division by p belong to training only. Look at the "
-            "branch for mode 'test'.",
+            _(
+                "{who} {what} in test mode: at test time inverted dropout does nothing, out is x "
+                "itself — the mask and the division by p belong to training only. Look at the "
+                "branch for mode 'test'."
+            ).format(who=who, what=what),
         )
     else:
         hint = diagnose(a, x, name=name, kind="value")
     return CheckResult(name, False, err, hint), fail_line(
-        name, f"relative error {err:.1e} to x (needs < {tol:.0e})"
+        name, _("relative error {error} to x (needs < {tol})").format(error=f"{err:.1e}", tol=f"{tol:.0e}")
     )

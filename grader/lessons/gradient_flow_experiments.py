@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 
 from .._validate import describe
+from ..i18n import lesson_text as _
 from .student_calls import NotReady, call_student, numeric, student_dead_fraction, student_weights
 
 __all__ = ["ACTIVATION_NAMES", "DeadReluRuns", "DeepNetwork", "checked_activations", "saturation_paths"]
@@ -117,8 +118,8 @@ class DeepNetwork:
                            weights, x.copy(), dout.copy(), activation, residual)
         arr = np.asarray(out, dtype=np.float64) if numeric(out) else None
         if arr is None or arr.shape != (len(weights),):
-            raise NotReady(f"layer_gradient_norms returned {describe(out)}; expected one norm per "
-                           f"layer, shape ({len(weights)},).")
+            raise NotReady(_("layer_gradient_norms returned {got}; expected one norm per "
+                             "layer, shape ({count},).").format(got=describe(out), count=len(weights)))
         return arr
 
 

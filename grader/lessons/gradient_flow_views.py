@@ -19,6 +19,8 @@ import numpy as np
 from matplotlib.figure import Figure
 from matplotlib.ticker import MaxNLocator
 
+from ..i18n import N_
+from ..i18n import lesson_text as _
 from .gradient_flow_experiments import (
     ACTIVATION_NAMES,
     DeadReluRuns,
@@ -50,7 +52,7 @@ class GradientFlowExplorer(LiveFigure):
     (N, H) → float; layer_gradient_norms — (weights, x, dout, activation, residual) → (L,).
     """
 
-    INITS = (("N(0, σ²), σ below", "normal"), ("Xavier / Glorot", "xavier"), ("He", "he"))
+    INITS = ((N_("N(0, σ²), σ below"), "normal"), (N_("Xavier / Glorot"), "xavier"), ("He", "he"))
     ACT_OPTIONS = tuple((_LABELS[a], a) for a in ACTIVATION_NAMES)
     BINS = 40
 
@@ -78,14 +80,16 @@ class GradientFlowExplorer(LiveFigure):
         )
         self.batch, self.seed = batch, seed
         controls = {
-            "depth": widgets.IntSlider(value=depth, min=1, max=50, description="depth", style=_STYLE),
-            "width": widgets.IntSlider(value=width, min=8, max=64, step=8, description="width", style=_STYLE),
+            "depth": widgets.IntSlider(value=depth, min=1, max=50, description=_("depth"), style=_STYLE),
+            "width": widgets.IntSlider(value=width, min=8, max=64, step=8, description=_("width"),
+                                       style=_STYLE),
             "activation": widgets.Dropdown(options=self.ACT_OPTIONS, value=activation,
-                                           description="activation", style=_STYLE),
-            "init": widgets.Dropdown(options=self.INITS, value=init, description="init", style=_STYLE),
+                                           description=_("activation"), style=_STYLE),
+            "init": widgets.Dropdown(options=[(_(shown), key) for shown, key in self.INITS], value=init,
+                                     description=_("init"), style=_STYLE),
             "scale": widgets.FloatLogSlider(value=scale, base=10, min=-2, max=0.3, step=0.05,
                                             description="σ", readout_format=".3f", style=_STYLE),
-            "residual": widgets.Checkbox(value=residual, description="skip connections"),
+            "residual": widgets.Checkbox(value=residual, description=_("skip connections")),
         }
         super().__init__(controls, css_class="gf-explorer", figsize=(11, 3.3))
         controls["scale"].disabled = init != "normal"
@@ -105,15 +109,15 @@ class GradientFlowExplorer(LiveFigure):
         ax1, ax2, ax3 = fig.subplots(1, 3, gridspec_kw={"width_ratios": [1, 1, 1.15]})
         fig.subplots_adjust(left=0.06, right=0.98, bottom=0.16, top=0.83, wspace=0.3)
         self.suptitle = fig.text(0.5, 0.97, "", ha="center", va="top", fontsize=11)
-        self.p_norms = Panel(ax1, log=True, xlabel="layer (1 = next to the input)", integer_x=True)
-        self.p_norms.title.set_text("gradient norm ‖dW‖ per layer")
+        self.p_norms = Panel(ax1, log=True, xlabel=_("layer (1 = next to the input)"), integer_x=True)
+        self.p_norms.title.set_text(_("gradient norm ‖dW‖ per layer"))
         (self.l_norms,) = ax1.plot([], [], "o-", ms=3, lw=1.3, color=BLUE)
-        self.p_std = Panel(ax2, log=True, xlabel="layer", integer_x=True)
-        self.p_std.title.set_text("spread of the activations (std)")
+        self.p_std = Panel(ax2, log=True, xlabel=_("layer"), integer_x=True)
+        self.p_std.title.set_text(_("spread of the activations (std)"))
         (self.l_std,) = ax2.plot([], [], "o-", ms=3, lw=1.3, color=ORANGE)
-        self.p_hist = Panel(ax3, xlabel="activation value", ylabel="layer")
+        self.p_hist = Panel(ax3, xlabel=_("activation value"), ylabel=_("layer"))
         ax3.yaxis.set_major_locator(MaxNLocator(5, integer=True))
-        self.p_hist.title.set_text("histogram of the activations per layer (√ scale)")
+        self.p_hist.title.set_text(_("histogram of the activations per layer (√ scale)"))
         self.img = ax3.imshow(np.zeros((2, self.BINS)), aspect="auto", origin="lower", cmap="magma",
                               interpolation="nearest", vmin=0, vmax=1)
         for ax in (ax1, ax2):
@@ -123,8 +127,9 @@ class GradientFlowExplorer(LiveFigure):
         depth = s["depth"]
         layers = np.arange(1, depth + 1)
         kind = f"{_LABELS[s['activation']]}, {_init_label(s)}"
-        skip = ", skip connections" if s["residual"] else ""
-        self.suptitle.set_text(f"depth {depth}, width {s['width']}, {kind}{skip}")
+        skip = _(", skip connections") if s["residual"] else ""
+        self.suptitle.set_text(_("depth {depth}, width {width}, {kind}{skip}").format(
+            depth=depth, width=s["width"], kind=kind, skip=skip))
         self.p_norms.set_note(s["norms_error"])
         if s["norms"] is not None:
             set_log_line(self.p_norms, self.l_norms, layers, s["norms"])
@@ -147,14 +152,18 @@ class GradientFlowExplorer(LiveFigure):
         if s["norms"] is not None:
             n = s["norms"]
             ratio = n[0] / n[-1] if n[-1] > 0 else math.inf
-            parts.append(f"‖dW<sub>1</sub>‖ / ‖dW<sub>{s['depth']}</sub>‖ = <b>{ratio:.2e}</b> "
-                         f"(‖dW‖ from {np.nanmin(n):.1e} to {np.nanmax(n):.1e})")
+            parts.append(_("‖dW<sub>1</sub>‖ / ‖dW<sub>{depth}</sub>‖ = <b>{ratio}</b> "
+                           "(‖dW‖ from {low} to {high})").format(
+                depth=s["depth"], ratio=f"{ratio:.2e}", low=f"{np.nanmin(n):.1e}",
+                high=f"{np.nanmax(n):.1e}"))
         else:
             parts.append(f"<b>✗</b> {html.escape(s['norms_error'])}")
         stds = [_finite_std(h) for h in s["hs"]]
-        parts.append(f"activation std: layer 1 {stds[0]:.2g}, layer {s['depth']} {stds[-1]:.2g}")
+        parts.append(_("activation std: layer 1 {first}, layer {depth} {last}").format(
+            first=f"{stds[0]:.2g}", depth=s["depth"], last=f"{stds[-1]:.2g}"))
         if s["dead"] is not None:
-            parts.append(f"dead units (never positive on the batch): <b>{np.mean(s['dead']):.0%}</b>")
+            parts.append(_("dead units (never positive on the batch): <b>{share}</b>").format(
+                share=f"{np.mean(s['dead']):.0%}"))
         elif s["dead_error"] is not None:
             parts.append(f"<b>✗</b> {html.escape(s['dead_error'])}")
         if s["saturated"] is not None:
@@ -163,7 +172,7 @@ class GradientFlowExplorer(LiveFigure):
 
 
 def _init_label(s: dict) -> str:
-    return {"normal": f"N(0, {s['scale']:.3g}²)", "xavier": "Xavier init", "he": "He init"}[s["init"]]
+    return {"normal": f"N(0, {s['scale']:.3g}²)", "xavier": _("Xavier init"), "he": _("He init")}[s["init"]]
 
 
 def _finite_std(h: np.ndarray) -> float:
@@ -205,9 +214,9 @@ class SaturationExplorer(LiveFigure):
         self.grid = np.linspace(-10, 10, 401)
         controls = {
             "scale": widgets.FloatSlider(value=scale, min=0.1, max=10.0, step=0.1,
-                                         description="spread of z (std)", style=_STYLE),
+                                         description=_("spread of z (std)"), style=_STYLE),
             "depth": widgets.IntSlider(value=depth, min=1, max=self.MAX_DEPTH,
-                                       description="layers k", style=_STYLE),
+                                       description=_("layers k"), style=_STYLE),
         }
         super().__init__(controls, css_class="gf-saturation", figsize=(10, 3.3),
                          continuous_update=True)
@@ -226,14 +235,15 @@ class SaturationExplorer(LiveFigure):
         ax1.axhline(0.25, color=RED, ls="--", lw=1)
         ax1.set_xlim(-10, 10)
         ax1.set_ylim(0, 1.05)
-        text_key(ax1, [("σ(z)", BLUE), ("σ'(z)", ORANGE), ("ceiling 1/4", RED), ("where z falls", GREY)])
-        self.p_paths = Panel(ax2, log=True, xlabel="layers k", integer_x=True)
+        text_key(ax1, [("σ(z)", BLUE), ("σ'(z)", ORANGE), (_("ceiling 1/4"), RED),
+                       (_("where z falls"), GREY)])
+        self.p_paths = Panel(ax2, log=True, xlabel=_("layers k"), integer_x=True)
         self.band = None
         (self.l_median,) = ax2.plot([], [], "o-", ms=3, color=ORANGE)
         (self.l_bound,) = ax2.plot([], [], "--", color=RED)
         ax2.grid(True, alpha=0.3)
-        text_key(ax2, [("median product of slopes", ORANGE), ("10–90 % of the paths", "#ffbb78"),
-                       ("ceiling 4⁻ᵏ", RED)], corner="lower left")
+        text_key(ax2, [(_("median product of slopes"), ORANGE), ("10–90 % of the paths", "#ffbb78"),
+                       (_("ceiling 4⁻ᵏ"), RED)], corner="lower left")
 
     def draw(self, s: dict) -> None:
         counts = np.histogram(np.clip(s["z"], -10, 10), bins=self.edges)[0].astype(float)
@@ -258,13 +268,16 @@ class SaturationExplorer(LiveFigure):
         floor = min(float(np.min(lo[lo > 0], initial=1.0)), float(bound[-1]))
         set_log_limits(ax, floor / 30, 1.5)
         self.p_paths.title.set_text(
-            f"after {s['depth']} layers: median {med[-1]:.1e}, bound {bound[-1]:.1e}")
+            _("after {depth} layers: median {median}, bound {bound}").format(
+                depth=s["depth"], median=f"{med[-1]:.1e}", bound=f"{bound[-1]:.1e}"))
 
     def describe(self, s: dict) -> str:
         med = float(np.median(s["products"][-1]))
-        return (f"spread {s['scale']:.1f}: mean slope σ'(z) = <b>{np.mean(s['slopes'][0]):.4f}</b> · "
-                f"product over {s['depth']} layers: median <b>{med:.2e}</b>, "
-                f"bound 4<sup>-{s['depth']}</sup> = {0.25 ** s['depth']:.2e}")
+        return _("spread {spread}: mean slope σ'(z) = <b>{slope}</b> · "
+                 "product over {depth} layers: median <b>{median}</b>, "
+                 "bound 4<sup>-{depth}</sup> = {bound}").format(
+            spread=f"{s['scale']:.1f}", slope=f"{np.mean(s['slopes'][0]):.4f}", depth=s["depth"],
+            median=f"{med:.2e}", bound=f"{0.25 ** s['depth']:.2e}")
 
 
 # ----------------------------------------------------------------------------- 3. dead ReLUs
@@ -296,9 +309,9 @@ class DeadReluTrainer(LiveFigure):
                                  hidden=hidden, seed=seed, keep_lr=reference_lr)
         controls = {
             "lr": widgets.FloatLogSlider(value=lr, base=10, min=-1, max=1, step=0.05,
-                                         description="learning rate", readout_format=".2f", style=_STYLE),
+                                         description=_("learning rate"), readout_format=".2f", style=_STYLE),
             "steps": widgets.IntSlider(value=steps, min=10, max=self.MAX_STEPS, step=10,
-                                       description="steps", style=_STYLE),
+                                       description=_("steps"), style=_STYLE),
         }
         super().__init__(controls, css_class="gf-dead", figsize=(10, 3.3))
 
@@ -317,11 +330,11 @@ class DeadReluTrainer(LiveFigure):
     def setup(self, fig: Figure) -> None:
         ax1, ax2 = fig.subplots(1, 2)
         fig.subplots_adjust(left=0.07, right=0.97, bottom=0.16, top=0.88, wspace=0.25)
-        self.p_dead = Panel(ax1, xlabel="step", ylabel="dead hidden units (%)")
+        self.p_dead = Panel(ax1, xlabel=_("step"), ylabel=_("dead hidden units (%)"))
         (self.l_dead,) = ax1.plot([], [], color=RED, lw=1.8)
         (self.l_dead_ref,) = ax1.plot([], [], "--", color=GREY)
         ax1.set_ylim(-3, 103)
-        self.p_loss = Panel(ax2, log=True, xlabel="step", ylabel="training loss")
+        self.p_loss = Panel(ax2, log=True, xlabel=_("step"), ylabel=_("training loss"))
         (self.l_loss,) = ax2.plot([], [], color=RED, lw=1.8)
         (self.l_loss_ref,) = ax2.plot([], [], "--", color=GREY)
         for ax in (ax1, ax2):
@@ -340,8 +353,8 @@ class DeadReluTrainer(LiveFigure):
             ax.set_xlim(0, run["steps"])
         both = np.concatenate([run["losses"][ok], ref["losses"]])
         set_log_limits(self.p_loss.ax, both.min() / 1.5, both.max() * 1.5)
-        self.keys[0].set_text(f"learning rate {run['lr']:.2g} (solid)")
-        self.keys[1].set_text(f"learning rate {ref['lr']:.2g} (dashed)")
+        self.keys[0].set_text(_("learning rate {lr} (solid)").format(lr=f"{run['lr']:.2g}"))
+        self.keys[1].set_text(_("learning rate {lr} (dashed)").format(lr=f"{ref['lr']:.2g}"))
         self.p_dead.title.set_text(f"dead after {run['steps']} steps: {run['dead'][-1]:.0%}")
         self.p_loss.title.set_text(f"final loss {run['losses'][-1]:.3g}, accuracy {run['accuracy']:.0%}")
 

@@ -14,6 +14,8 @@ import numpy as np
 
 from .._validate import describe, fmt_shape
 from ..errors import CheckFailed
+from ..i18n import N_
+from ..i18n import lesson_text as _
 from ..report_lines import emit, fail_line, hint_line, pass_line, summary_hint
 from ..trusted import plain_ndarray, verify_environment
 
@@ -35,19 +37,19 @@ def _candidate_variances(fan_in: int, fan_out: int, expected: float) -> list[tup
     """(formula, variance, what it means) for the usual wrong answers."""
     s = fan_in + fan_out
     return [
-        ("2/(fan_in + fan_out)", 2 / s, "Xavier/Glorot's variance"),
-        ("2/fan_in", 2 / fan_in, "He's variance (for ReLU)"),
-        ("1/fan_in", 1 / fan_in, "LeCun's variance: it keeps only the forward pass steady"),
-        ("2/fan_out", 2 / fan_out, "fan_out where fan_in belongs"),
-        ("1/fan_out", 1 / fan_out, "fan_out where fan_in belongs, and no 2"),
-        ("1/(fan_in + fan_out)", 1 / s, "the Xavier formula without its 2"),
-        ("6/(fan_in + fan_out)", 6 / s, "the square of the uniform bound a = √(6/(fan_in + fan_out)): "
-         "U(−a, a) has variance a²/3, not a²"),
-        ("6/fan_in", 6 / fan_in, "the square of He's uniform bound: U(−a, a) has variance a²/3"),
-        ("(expected variance)²", expected**2, "the variance was used as the standard deviation: "
-         "pass √variance as the scale"),
-        ("√(expected variance)", math.sqrt(expected), "the square root was taken twice"),
-        ("1", 1.0, "unscaled standard normal numbers"),
+        ("2/(fan_in + fan_out)", 2 / s, N_("Xavier/Glorot's variance")),
+        ("2/fan_in", 2 / fan_in, N_("He's variance (for ReLU)")),
+        ("1/fan_in", 1 / fan_in, N_("LeCun's variance: it keeps only the forward pass steady")),
+        ("2/fan_out", 2 / fan_out, N_("fan_out where fan_in belongs")),
+        ("1/fan_out", 1 / fan_out, N_("fan_out where fan_in belongs, and no 2")),
+        ("1/(fan_in + fan_out)", 1 / s, N_("the Xavier formula without its 2")),
+        ("6/(fan_in + fan_out)", 6 / s, N_("the square of the uniform bound a = √(6/(fan_in + fan_out)): "
+         "U(−a, a) has variance a²/3, not a²")),
+        ("6/fan_in", 6 / fan_in, N_("the square of He's uniform bound: U(−a, a) has variance a²/3")),
+        ("(expected variance)²", expected**2, N_("the variance was used as the standard deviation: "
+         "pass √variance as the scale")),
+        ("√(expected variance)", math.sqrt(expected), N_("the square root was taken twice")),
+        ("1", 1.0, N_("unscaled standard normal numbers")),
     ]
 
 
@@ -81,11 +83,12 @@ def check_init_variance(
     mean = float(weights.mean())
     var = float(np.mean((weights - mean) ** 2))
     if abs(mean) > 6 * math.sqrt(var / n) + 1e-12:  # 6 standard errors of the sample's own mean
-        _fail(name, f"mean {mean:.3g}, expected about 0",
-              "weights must be centred on 0 (rng.normal(0, std, ...), or rng.uniform(-a, a, ...)).")
+        _fail(name, _("mean {mean}, expected about 0").format(mean=f"{mean:.3g}"),
+              _("weights must be centred on 0 (rng.normal(0, std, ...), or rng.uniform(-a, a, ...))."))
     off = abs(var / expected - 1)
-    status = (f"variance {var:.4g}, expected {formula} = {expected:.4g} "
-              f"(off by {off:.1%}, needs < {tol:.0%})")
+    status = _("variance {variance}, expected {formula} = {expected} (off by {off}, needs < {tol})").format(
+        variance=f"{var:.4g}", formula=formula, expected=f"{expected:.4g}", off=f"{off:.1%}", tol=f"{tol:.0%}"
+    )
     if off < tol:
         emit([pass_line(name, status)])
         return VarianceOff(off)
@@ -97,19 +100,21 @@ def _check_usable(name: str, weights: np.ndarray | None, returned: Any, fan_in: 
     __tracebackhide__ = True
     want = fmt_shape((fan_in, fan_out))
     if weights is None or weights.dtype.kind not in "iuf":
-        _fail(name, f"got {describe(returned)}, expected a float64 array of shape {want}",
-              "return the array (did you forget `return`?).")
+        status = _("got {got}, expected a float64 array of shape {shape}")
+        _fail(name, status.format(got=describe(returned), shape=want),
+              _("return the array (did you forget `return`?)."))
     if weights.shape != (fan_in, fan_out):
-        hint = ("it is transposed: the weights of a layer with fan_in inputs and fan_out outputs have "
-                "shape (fan_in, fan_out), so that x @ W works for x of shape (N, fan_in).")
+        hint = _("it is transposed: the weights of a layer with fan_in inputs and fan_out outputs have "
+                 "shape (fan_in, fan_out), so that x @ W works for x of shape (N, fan_in).")
         if weights.shape != (fan_out, fan_in):
-            hint = f"make it size=(fan_in, fan_out) = {want}."
-        _fail(name, f"shape {fmt_shape(weights.shape)}, expected {want}", hint)
+            hint = _("make it size=(fan_in, fan_out) = {shape}.").format(shape=want)
+        status = _("shape {shape}, expected {expected}")
+        _fail(name, status.format(shape=fmt_shape(weights.shape), expected=want), hint)
     if weights.dtype != np.float64:
-        _fail(name, f"dtype {weights.dtype}, expected float64",
-              "draw float64 numbers (the default of rng.normal and rng.uniform).")
+        _fail(name, _("dtype {dtype}, expected float64").format(dtype=weights.dtype),
+              _("draw float64 numbers (the default of rng.normal and rng.uniform)."))
     if not np.all(np.isfinite(weights)):
-        _fail(name, "contains NaN or inf", "is a division by zero hiding in the scale?")
+        _fail(name, _("contains NaN or inf"), _("is a division by zero hiding in the scale?"))
 
 
 def _variance_hint(var: float, fan_in: int, fan_out: int, expected: float, formula: str, tol: float) -> str:
@@ -117,9 +122,13 @@ def _variance_hint(var: float, fan_in: int, fan_out: int, expected: float, formu
     for label, value, meaning in _candidate_variances(fan_in, fan_out, expected):
         distinct = label != formula and not math.isclose(value, expected, rel_tol=2 * tol)
         if distinct and abs(var / value - 1) < tol:
-            return f"your variance matches {label} = {value:.4g}: {meaning}."
-    return (f"your variance is {var / expected:.3g} times the expected one. Draw with standard "
-            f"deviation √({formula}), e.g. rng.normal(0.0, np.sqrt(...), size=(fan_in, fan_out)).")
+            return _("your variance matches {formula} = {value}: {meaning}.").format(
+                formula=label, value=f"{value:.4g}", meaning=_(meaning)
+            )
+    return _("your variance is {ratio} times the expected one. Draw with standard "
+             "deviation √({formula}), e.g. rng.normal(0.0, np.sqrt(...), size=(fan_in, fan_out)).").format(
+        ratio=f"{var / expected:.3g}", formula=formula
+    )
 
 
 def _fail(name: str, status: str, hint: str) -> NoReturn:

@@ -25,6 +25,8 @@ from .._validate import float64_array
 from ..checks import compare, report
 from ..errors import CheckFailed
 from ..hints import hint_args
+from ..i18n import N_
+from ..i18n import lesson_text as _
 
 __all__ = ["LAYER_NAMES", "affine_forward", "affine_backward", "relu_forward", "relu_backward",
            "softmax_loss", "check_layers"]
@@ -39,7 +41,7 @@ def affine_forward(x: np.ndarray, w: np.ndarray, b: np.ndarray) -> tuple[np.ndar
 
 def affine_backward(dout: np.ndarray, cache: tuple) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """dout (N, M) and affine_forward's cache -> (dx shaped like x, dw (D, M), db (M,))."""
-    x, w, _ = cache
+    x, w, _b = cache
     return (dout @ w.T).reshape(x.shape), x.reshape(x.shape[0], -1).T @ dout, dout.sum(axis=0)
 
 
@@ -81,44 +83,50 @@ def _problems(rng: np.random.Generator) -> list[dict[str, Any]]:
     for x_shape, m in [((4, 3, 2), 5), ((1, 7), 3)]:
         d = int(np.prod(x_shape[1:]))
         cases.append({"x": rng.normal(size=x_shape), "w": rng.normal(size=(d, m)), "b": rng.normal(size=m),
-                      "dout": rng.normal(size=(x_shape[0], m)), "label": f"x of shape {x_shape}"})
+                      "dout": rng.normal(size=(x_shape[0], m)),
+                      "label": _("x of shape {shape}").format(shape=x_shape)})
     return cases
 
 
 def _check_affine(forward: Callable, backward: Callable, case: dict) -> None:
     out, cache = forward(case["x"].copy(), case["w"].copy(), case["b"].copy())
     expected_out = affine_forward(case["x"], case["w"], case["b"])[0]
-    check_close(f"affine_forward's out ({case['label']})", out, expected_out)
+    check_close(_("affine_forward's out ({label})").format(label=case["label"]), out, expected_out)
     expected = affine_backward(case["dout"], (case["x"], case["w"], case["b"]))
     got = backward(case["dout"].copy(), cache)
     for index, name in enumerate(("dx", "dw", "db")):
-        check_close(f"affine_backward's {name} ({case['label']})", got[index], expected[index])
+        label = _("affine_backward's {name} ({label})").format(name=name, label=case["label"])
+        check_close(label, got[index], expected[index])
 
 
 def _check_relu(forward: Callable, backward: Callable, case: dict) -> None:
     x = case["x"].reshape(case["x"].shape[0], -1)
     out, cache = forward(x.copy())
-    check_close(f"relu_forward's out (x of shape {x.shape})", out, np.maximum(0.0, x))
+    check_close(_("relu_forward's out (x of shape {shape})").format(shape=x.shape), out, np.maximum(0.0, x))
     dout = np.linspace(-1.0, 1.0, x.size).reshape(x.shape)
-    check_close(f"relu_backward's dx (x of shape {x.shape})", backward(dout.copy(), cache), dout * (x > 0))
+    label = _("relu_backward's dx (x of shape {shape})").format(shape=x.shape)
+    check_close(label, backward(dout.copy(), cache), dout * (x > 0))
 
 
 def _check_softmax_loss(loss_fn: Callable, rng: np.random.Generator) -> None:
-    cases = [(rng.normal(size=(5, 4)), "5 examples"), (np.array([[1000.0, 0.0, -1000.0]]), "scores ±1000")]
+    cases = [(rng.normal(size=(5, 4)), _("5 examples")),
+             (np.array([[1000.0, 0.0, -1000.0]]), _("scores ±1000"))]
     for x, label in cases:
         y = rng.integers(0, x.shape[1], size=x.shape[0])
         expected = softmax_loss(x, y)
         with np.errstate(over="raise", invalid="raise", divide="raise"):
             loss, dx = loss_fn(x.copy(), y.copy())
-        check_close(f"softmax_loss's loss ({label})", loss, expected[0])
-        check_close(f"softmax_loss's dx ({label})", dx, expected[1])
+        check_close(_("softmax_loss's loss ({label})").format(label=label), loss, expected[0])
+        check_close(_("softmax_loss's dx ({label})").format(label=label), dx, expected[1])
 
 
 def _whose(functions: Mapping[str, Any], names: tuple[str, ...]) -> str:
     mine = [name for name in names if functions.get(name) is not _COURSE[name]]
     if not mine:
-        return "the course's"
-    return "yours" if len(mine) == len(names) else f"yours ({', '.join(mine)}) with the course's"
+        return _("the course's")
+    if len(mine) == len(names):
+        return _("yours")
+    return _("yours ({names}) with the course's").format(names=", ".join(mine))
 
 
 def _run(title: str, check: Callable[[], None]) -> bool:
@@ -126,10 +134,11 @@ def _run(title: str, check: Callable[[], None]) -> bool:
     try:
         check()
     except CheckFailed:
-        print(f"✗ {title}: see the line above")
+        print(_("✗ {title}: see the line above").format(title=title))
         return False
     except Exception as err:  # a student's function that raises: say so, and go on with the rest
-        print(f"✗ {title} raised {type(err).__name__}: {err}")
+        line = _("✗ {title} raised {error}: {message}")
+        print(line.format(title=title, error=type(err).__name__, message=err))
         return False
     return True
 
@@ -142,14 +151,16 @@ def check_layers(functions: Mapping[str, Any]) -> bool:
     """
     missing = [name for name in LAYER_NAMES if not callable(functions.get(name))]
     if missing:
-        print(f"✗ no function named {', '.join(missing)}: run the cell that imports the course's layers")
+        print(_("✗ no function named {names}: run the cell that imports the course's layers").format(
+            names=", ".join(missing)
+        ))
         return False
     rng = np.random.default_rng(606)
     groups = [
-        (("affine_forward", "affine_backward"), "the affine layer",
+        (("affine_forward", "affine_backward"), N_("the affine layer"),
          lambda: [_check_affine(functions["affine_forward"], functions["affine_backward"], case)
                   for case in _problems(rng)]),
-        (("relu_forward", "relu_backward"), "the ReLU",
+        (("relu_forward", "relu_backward"), N_("the ReLU"),
          lambda: [_check_relu(functions["relu_forward"], functions["relu_backward"], case)
                   for case in _problems(rng)]),
         (("softmax_loss",), "softmax_loss", lambda: _check_softmax_loss(functions["softmax_loss"], rng)),
@@ -157,13 +168,15 @@ def check_layers(functions: Mapping[str, Any]) -> bool:
     passed = True
     for names, title, check in groups:
         whose = _whose(functions, names)
-        if _run(f"{title}, {whose}", check):
-            print(f"✓ {title}, {whose}: agrees with lesson {5 if title == 'softmax_loss' else 4}")
+        shown = _("{title}, {whose}").format(title=_(title), whose=whose)
+        if _run(shown, check):
+            lesson = 5 if title == "softmax_loss" else 4
+            print(_("✓ {title}: agrees with lesson {lesson}").format(title=shown, lesson=lesson))
         else:
             passed = False
     if passed:
-        print("All five agree with lessons 4 and 5: TwoLayerNet can build on them.")
+        print(_("All five agree with lessons 4 and 5: TwoLayerNet can build on them."))
     else:
-        print("Fix the function named above, or run the cell that imports the course's layers again "
-              "to use those instead: TwoLayerNet calls whatever these names hold when it runs.")
+        print(_("Fix the function named above, or run the cell that imports the course's layers again "
+                "to use those instead: TwoLayerNet calls whatever these names hold when it runs."))
     return passed

@@ -24,7 +24,12 @@ from collections.abc import Callable, Mapping
 import ipywidgets as widgets
 from matplotlib.figure import Figure
 
+from ..i18n import N_
+from ..i18n import lesson_text as _
 from .widget_base import LiveControls, OutputArea
+
+#: The caption under the controls when a view gives none.
+CAPTION = N_("Move a slider: the plot for your values appears below.")
 
 __all__ = ["SliderPlot", "figure_png"]
 
@@ -52,14 +57,14 @@ class SliderPlot(LiveControls):
         draw: Callable[..., Figure],
         controls: Mapping[str, widgets.ValueWidget] | None = None,
         *,
-        caption: str = "Move a slider: the plot for your values appears below.",
+        caption: str = CAPTION,
         dpi: int = 100,
         **named_controls: widgets.ValueWidget,
     ):
         super().__init__({**dict(controls or {}), **named_controls}, area=OutputArea())
         self.draw = draw
         self.dpi = dpi
-        self.caption = widgets.HTML(f"<i>{caption}</i>")
+        self.caption = widgets.HTML(f"<i>{_(caption)}</i>")
         self.output = self.area.widget
         self._make_box([self.caption])
 

@@ -14,6 +14,7 @@ import numpy as np
 from matplotlib.figure import Figure
 
 from ..errors import ToolkitInputError
+from ..i18n import lesson_text as _
 from .live_plot import SliderPlot
 from .lstm_models import StudentLSTM, VanillaRNN, init_lstm, init_rnn
 from .student_calls import NotReady, call_student, for_cell
@@ -27,7 +28,7 @@ D, H, N = 8, 32, 4
 
 def _check_length(T: int) -> None:
     if not isinstance(T, (int, np.integer)) or T < 1:
-        raise ToolkitInputError(f"the sequence length T must be a positive int, not {T!r}")
+        raise ToolkitInputError(_("the sequence length T must be a positive int, not {T}").format(T=repr(T)))
 
 
 def _problem(T: int, seed: int) -> tuple[np.ndarray, np.ndarray, np.random.Generator]:
@@ -94,7 +95,7 @@ def _cell_path(lstm_step_forward: Callable, lstm_step_backward: Callable, T: int
     f_t ... f_T, computed here from the same pre-activations.
     """
     _check_length(T)
-    x, _, _ = _problem(T, seed)
+    x, _g, _c = _problem(T, seed)
     p = init_lstm(D, H, np.random.default_rng(seed + 1), 1.0)
     h, c = np.zeros((N, H)), np.random.default_rng(seed + 2).normal(size=(N, H))
     caches, forgets = [], []
@@ -131,7 +132,7 @@ def cell_path_reach(lstm_step_forward: Callable, lstm_step_backward: Callable, T
     f_1 ⋯ f_{T-1}, "largest": its largest value}. Raises NotReady (worded for a cell).
     """
     _check_length(T)
-    x, g, _ = _problem(T, seed)
+    x, g, _c = _problem(T, seed)
     p = init_lstm(D, H, np.random.default_rng(seed + 1), forget_bias)
     h, c = np.zeros((N, H)), np.zeros((N, H))
     caches, forgets = [], []
@@ -170,7 +171,7 @@ def rnn_initialisations(T: int = 60, seed: int = 0,
     {"Wh", "input_scale", "ratio", "slope": the mean tanh slope 1 - h_t^2 over every step and unit}.
     """
     _check_length(T)
-    x, g, _ = _problem(T, seed)
+    x, g, _c = _problem(T, seed)
     base = init_rnn(D, H, np.random.default_rng(seed + 1))
     orthogonal = np.linalg.qr(np.random.default_rng(seed + 1).normal(size=(H, H)))[0]
     rows = []
@@ -178,7 +179,7 @@ def rnn_initialisations(T: int = 60, seed: int = 0,
         for scale in input_scales:
             model = VanillaRNN(dict(base, Wh=Wh, Wx=base["Wx"] * scale))
             reach = _reach(model, x, g)
-            h, _ = model.forward(x, np.zeros((N, H)))
+            h, _cache = model.forward(x, np.zeros((N, H)))
             rows.append({"Wh": name, "input_scale": scale, "ratio": float(reach[0] / reach[-1]),
                          "slope": float(np.mean(1.0 - h ** 2))})
     return rows
@@ -189,17 +190,17 @@ def draw_reach(reach: GradientReach) -> Figure:
     fig = Figure(figsize=(7.5, 3.8))
     ax = fig.add_subplot()
     steps = np.arange(reach.T)
-    ax.semilogy(steps, reach.rnn, "o-", ms=3, color="#d62728", label="vanilla RNN (tanh)")
+    ax.semilogy(steps, reach.rnn, "o-", ms=3, color="#d62728", label=_("vanilla RNN (tanh)"))
     if reach.lstm is not None:
         ax.semilogy(steps, reach.lstm, "s-", ms=3, color="#1f77b4",
-                    label=f"your LSTM, forget bias {reach.forget_bias:g}")
-        title = (f"T = {reach.T}: gradient reaching the first step, RNN {reach.rnn[0]:.1e}, "
-                 f"LSTM {reach.lstm[0]:.1e}")
+                    label=_("your LSTM, forget bias {bias}").format(bias=f"{reach.forget_bias:g}"))
+        title = _("T = {T}: gradient reaching the first step, RNN {rnn}, LSTM {lstm}").format(
+            T=reach.T, rnn=f"{reach.rnn[0]:.1e}", lstm=f"{reach.lstm[0]:.1e}")
     else:
         ax.text(0.5, 0.5, reach.error, transform=ax.transAxes, ha="center", va="center", wrap=True)
-        title = f"T = {reach.T}: the vanilla RNN only"
-    ax.set_xlabel("time step t (the loss looks at the last one)")
-    ax.set_ylabel("‖∂L/∂x_t‖ (log scale)")
+        title = _("T = {T}: the vanilla RNN only").format(T=reach.T)
+    ax.set_xlabel(_("time step t (the loss looks at the last one)"))
+    ax.set_ylabel(_("‖∂L/∂x_t‖ (log scale)"))
     ax.set_title(title, fontsize=10)
     ax.legend(loc="lower right", fontsize=8)
     ax.grid(True, alpha=0.3)
@@ -216,5 +217,5 @@ def gradient_explorer(lstm_forward: Callable, lstm_backward: Callable) -> Slider
     return SliderPlot(
         draw,
         T=widgets.IntSlider(value=60, min=5, max=150, step=5, description="T"),
-        forget_bias=widgets.FloatSlider(value=1.0, min=-2.0, max=4.0, step=0.5, description="forget bias"),
+        forget_bias=widgets.FloatSlider(value=1.0, min=-2.0, max=4.0, step=0.5, description=_("forget bias")),
     )

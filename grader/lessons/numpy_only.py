@@ -22,12 +22,14 @@ from collections.abc import Callable
 from typing import Any
 
 from ..by_hand import ForbiddenCall
+from ..i18n import N_
+from ..i18n import lesson_text as _
 from ..report_lines import emit, fail_line, hint_line
 
 __all__ = ["TORCH_MESSAGE", "numpy_only"]
 
-TORCH_MESSAGE = ("this exercise is written in NumPy: PyTorch is the referee of the checks, not the "
-                 "answer")
+TORCH_MESSAGE = N_("this exercise is written in NumPy: PyTorch is the referee of the checks, not the "
+                   "answer")
 
 
 @functools.cache
@@ -42,10 +44,16 @@ def _no_torch_class() -> type:
 
         def __torch_function__(self, func, types, args=(), kwargs=None):
             called = getattr(func, "__name__", None) or str(func)
-            message = f"{TORCH_MESSAGE} (it called torch's {called})"
-            emit([fail_line(self.name, f"called torch's {called}"), hint_line(message, "forbidden-call")],
+            message = _("{message} (it called torch's {called})")
+            message = message.format(message=_(TORCH_MESSAGE), called=called)
+            status = _("called torch's {called}").format(called=called)
+            emit([fail_line(self.name, status), hint_line(message, "forbidden-call")],
                  [("forbidden-call", message)])
-            raise ForbiddenCall(f"{self.name} called torch's {called} — {message} [forbidden-call]")
+            raise ForbiddenCall(
+                _("{name} called torch's {called} — {message} [forbidden-call]").format(
+                    name=self.name, called=called, message=message
+                )
+            )
 
     return NoTorch
 

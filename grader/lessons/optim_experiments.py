@@ -28,6 +28,7 @@ import numpy as np
 
 from .._validate import describe
 from ..errors import ToolkitInputError
+from ..i18n import lesson_text as _
 from .student_calls import NotReady, call_student, for_cell, numeric
 
 __all__ = ["DropoutSpec", "NotReady", "Run", "compare_rules", "dropout_comparison", "init_mlp",
@@ -56,12 +57,15 @@ def student_step(rule: Callable, name: str, w: np.ndarray, dw: np.ndarray,
     """
     result = call_student(rule, name, w.copy(), dw.copy(), config)
     if not isinstance(result, tuple | list) or len(result) != 2:
-        raise NotReady(f"{name} returned {describe(result)}; expected a pair (next_w, config).")
+        raise NotReady(_("{name} returned {got}; expected a pair (next_w, config).").format(
+            name=name, got=describe(result)))
     next_w, new_config = result
     if not numeric(next_w) or np.shape(next_w) != w.shape:
-        raise NotReady(f"{name} returned next_w = {describe(next_w)}; expected an array of shape {w.shape}.")
+        raise NotReady(_("{name} returned next_w = {got}; expected an array of shape {shape}.").format(
+            name=name, got=describe(next_w), shape=w.shape))
     if not isinstance(new_config, dict):
-        raise NotReady(f"{name} returned config = {describe(new_config)}; expected a dict.")
+        raise NotReady(_("{name} returned config = {got}; expected a dict.").format(
+            name=name, got=describe(new_config)))
     return np.array(next_w, dtype=np.float64), new_config
 
 
@@ -80,13 +84,14 @@ def quadratic_paths(rules: Mapping[str, tuple[Callable, dict]], start: tuple[flo
     """
     c = np.asarray(curvatures, dtype=np.float64)
     if c.shape != (2,) or not np.all(c > 0):
-        raise ToolkitInputError(f"curvatures must be two positive numbers, got {curvatures!r}.")
+        message = _("curvatures must be two positive numbers, got {got}.")
+        raise ToolkitInputError(message.format(got=repr(curvatures)))
     paths, missing = {}, {}
     for label, (rule, config) in rules.items():
         w, cfg, path = np.array(start, dtype=np.float64), dict(config), []
         path.append(w)
         try:
-            for _ in range(steps):
+            for _step in range(steps):
                 with np.errstate(all="ignore"):
                     grad = c * w
                 w, cfg = student_step(rule, _name(rule, label), w, grad, cfg)
@@ -122,7 +127,8 @@ class DropoutSpec:
         param = {"p": p, "mode": "train", "seed": self.calls}
         result = call_student(self.forward, "dropout_forward", x.copy(), param)
         if not isinstance(result, tuple | list) or len(result) != 2:
-            raise NotReady(f"dropout_forward returned {describe(result)}; expected a pair (out, cache).")
+            raise NotReady(_("dropout_forward returned {got}; expected a pair (out, cache).").format(
+                got=describe(result)))
         return _checked(result[0], x.shape, "dropout_forward's out"), result[1]
 
     def back(self, dout: np.ndarray, cache: Any, p: float | None) -> np.ndarray:
@@ -135,7 +141,8 @@ class DropoutSpec:
 
 def _checked(value: Any, shape: tuple[int, ...], what: str) -> np.ndarray:
     if not numeric(value) or np.shape(value) != shape:
-        raise NotReady(f"{what} is {describe(value)}; expected an array of shape {shape}.")
+        raise NotReady(_("{what} is {value}; expected an array of shape {shape}.").format(
+            what=what, value=describe(value), shape=shape))
     return np.array(value, dtype=np.float64)
 
 

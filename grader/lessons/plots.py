@@ -15,6 +15,7 @@ from matplotlib.colors import ListedColormap, to_rgb
 
 from .._validate import describe, fmt_shape, to_numpy
 from ..errors import ToolkitInputError
+from ..i18n import lesson_text as _
 
 __all__ = ["CLASS_COLOURS", "plot_decision_regions", "plot_loss"]
 
@@ -55,7 +56,7 @@ def plot_decision_regions(
     X = _points(X)
     y = _labels(y, X.shape[0])
     if isinstance(resolution, bool) or not isinstance(resolution, int) or resolution < 2:
-        raise ToolkitInputError(f"resolution must be an int ≥ 2, got {resolution!r}.")
+        raise ToolkitInputError(_("resolution must be an int ≥ 2, got {got}.").format(got=repr(resolution)))
     if ax is None:
         ax = _new_axes()
 
@@ -93,13 +94,13 @@ def plot_loss(
     values = to_numpy(history)
     if values is None or values.dtype.kind not in "iuf" or values.ndim != 1 or values.size == 0:
         raise ToolkitInputError(
-            f"history must be a non-empty 1-D sequence of numbers, got {describe(history)}."
+            _("history must be a non-empty 1-D sequence of numbers, got {got}.").format(got=describe(history))
         )
     if ax is None:
         ax = _new_axes()
     ax.plot(np.arange(values.size), values.astype(np.float64), label=label)
-    ax.set_xlabel("iteration")
-    ax.set_ylabel("loss")
+    ax.set_xlabel(_("iteration"))
+    ax.set_ylabel(_("loss"))
     if label is not None:
         ax.legend()
     return ax
@@ -111,7 +112,7 @@ def plot_loss(
 def _new_axes() -> Axes:
     import matplotlib.pyplot as plt
 
-    _, ax = plt.subplots(figsize=(5, 5))
+    _fig, ax = plt.subplots(figsize=(5, 5))
     return ax
 
 
@@ -119,9 +120,10 @@ def _points(X: Any) -> np.ndarray:
     __tracebackhide__ = True
     arr = to_numpy(X)
     if arr is None or arr.dtype.kind not in "iuf" or arr.ndim != 2 or arr.shape[1] != 2:
-        raise ToolkitInputError(f"X must be an array of 2-D points, shape (N, 2), got {describe(X)}.")
+        message = _("X must be an array of 2-D points, shape (N, 2), got {got}.")
+        raise ToolkitInputError(message.format(got=describe(X)))
     if arr.shape[0] == 0 or not np.all(np.isfinite(arr)):
-        raise ToolkitInputError("X must hold at least one point, and only finite coordinates.")
+        raise ToolkitInputError(_("X must hold at least one point, and only finite coordinates."))
     return arr.astype(np.float64)
 
 
@@ -131,7 +133,9 @@ def _labels(y: Any, n: int) -> np.ndarray:
     whole = arr is not None and arr.dtype.kind in "iuf" and bool(np.all(arr == np.round(arr)))
     if not whole or arr.shape != (n,) or (arr < 0).any():
         raise ToolkitInputError(
-            f"y must hold one class per point, non-negative integers of shape ({n},), got {describe(y)}."
+            _("y must hold one class per point, non-negative integers of shape ({n},), got {got}.").format(
+                n=n, got=describe(y)
+            )
         )
     return arr.astype(np.int64)
 
@@ -146,7 +150,9 @@ def _predicted_labels(out: Any, m: int) -> np.ndarray:
         if arr.shape == (m,) and np.all(arr == np.round(arr)) and (arr >= 0).all():
             return arr.astype(np.int64)
     raise ToolkitInputError(
-        f"predict_fn got {m} points (an array of shape {fmt_shape((m, 2))}) and must return "
-        f"their labels, shape ({m},), or their scores, shape ({m}, C); it returned "
-        f"{describe(out)}."
+        _(
+            "predict_fn got {m} points (an array of shape {shape}) and must return "
+            "their labels, shape ({m},), or their scores, shape ({m}, C); it returned "
+            "{got}."
+        ).format(m=m, shape=fmt_shape((m, 2)), got=describe(out))
     )

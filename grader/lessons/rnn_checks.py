@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 
 from .. import CheckFailed, as_array, as_dict, as_float, as_items, check_close, forward_first, rel_error
+from ..i18n import lesson_text as _
 from .rnn_reference import torch_rnn, torch_unrolled
 
 __all__ = [
@@ -116,7 +117,7 @@ def check_one_gradient(name: str, forward: Callable, backward: Callable, input_n
         hint = known_rnn_mistake(name, returned[i], p)
         if hint is None:
             raise
-        print(f"    RNN hint: {hint}")
+        print(_("    RNN hint: {hint}").format(hint=hint))
         raise CheckFailed(f"{err} — {hint}", results=err.results) from None
 
 
@@ -140,21 +141,23 @@ def known_rnn_mistake(name: str, actual: Any, p: dict[str, np.ndarray]) -> str |
         return actual.shape == expected.shape and rel_error(actual, expected) < 1e-6
 
     if same(torch_unrolled(*args, slope_from_input=True)[key]):
-        return (f"your {name} uses 1 - a**2, with a the pre-activation, as the slope of tanh; the "
-                "slope is 1 - tanh(a)**2 = 1 - next_h**2: use the output you cached.")
+        return _("your {name} uses 1 - a**2, with a the pre-activation, as the slope of tanh; the "
+                 "slope is 1 - tanh(a)**2 = 1 - next_h**2: use the output you cached.").format(name=name)
     if step:
         return None
     if same(torch_unrolled(*args, carry=False)[key]):
-        return (f"your {name} is what you get when each step only receives dh[:, t]: the gradient "
-                "reaching h_t also comes from step t+1 — feed step t with dh[:, t] plus the dprev_h "
-                "that step t+1 returned.")
+        return _("your {name} is what you get when each step only receives dh[:, t]: the gradient "
+                 "reaching h_t also comes from step t+1 — feed step t with dh[:, t] plus the dprev_h "
+                 "that step t+1 returned.").format(name=name)
     if key in ("dWx", "dWh", "db"):
         shares = torch_unrolled(*args)["steps"][key]
         for t in (0, len(shares) - 1):
             if same(shares[t]):
-                return (f"your {name} is the share of time step t = {t} alone (of {len(shares)} "
-                        "steps): the same weights are used at every step, so add (+=) every "
-                        "step's share instead of overwriting it (=).")
+                return _("your {name} is the share of time step t = {t} alone (of {steps} "
+                         "steps): the same weights are used at every step, so add (+=) every "
+                         "step's share instead of overwriting it (=).").format(
+                    name=name, t=t, steps=len(shares)
+                )
     return None
 
 
@@ -174,13 +177,13 @@ def check_rnn_forward(h: Any, p: dict[str, np.ndarray]) -> None:
         if h is not None:
             from_zero = torch_rnn(args[0], np.zeros_like(args[1]), *args[2:])
             if rel_error(h, from_zero) < 1e-6:
-                hint = ("your h is the run that starts from a zero state: start from h0 "
-                        "(prev_h = h0 before the loop).")
+                hint = _("your h is the run that starts from a zero state: start from h0 "
+                         "(prev_h = h0 before the loop).")
             elif rel_error(h[:, 1:], expected[:, :-1]) < 1e-6:
-                hint = "your h[:, t] holds the state before step t: store the new state next_h of step t."
+                hint = _("your h[:, t] holds the state before step t: store the new state next_h of step t.")
         if hint is None:
             raise
-        print(f"    RNN hint: {hint}")
+        print(_("    RNN hint: {hint}").format(hint=hint))
         raise CheckFailed(f"{err} — {hint}", results=err.results) from None
 
 
@@ -224,7 +227,7 @@ def check_clipped(clipped: Any, grads: dict[str, np.ndarray], factor: float, max
         return
     hint = _clip_mistake(clipped, grads, factor, max_norm)
     if hint:
-        print(f"    Clipping hint: {hint}")
+        print(_("    Clipping hint: {hint}").format(hint=hint))
         failed.append(hint)
     raise CheckFailed("; ".join(failed))
 
@@ -237,8 +240,10 @@ def check_total_norm(total_norm: Any, norm: float, max_norm: float) -> None:
         check_close(f"total_norm (global norm {norm:g}, max_norm {max_norm:g})", total_norm, norm)
     except CheckFailed as err:
         if norm > max_norm and np.isclose(value, max_norm):
-            hint = f"{max_norm:g} is the norm after clipping; return the norm before it, {norm:g}."
-            print(f"    Clipping hint: {hint}")
+            hint = _("{max_norm} is the norm after clipping; return the norm before it, {norm}.").format(
+                max_norm=f"{max_norm:g}", norm=f"{norm:g}"
+            )
+            print(_("    Clipping hint: {hint}").format(hint=hint))
             raise CheckFailed(f"{err} — {hint}") from None
         raise
 
@@ -254,12 +259,14 @@ def _clip_mistake(clipped: dict[str, np.ndarray], grads: dict[str, np.ndarray], 
 
     norm = np.sqrt(sum(np.sum(g ** 2) for g in grads.values()))
     if factor == 1.0 and all_equal({k: g * (max_norm / norm) for k, g in grads.items()}):
-        return (f"the global norm {norm:.3g} is already at most max_norm = {max_norm:g}, so the "
-                "gradients must come back unchanged; yours were rescaled to norm max_norm.")
+        return _("the global norm {norm} is already at most max_norm = {max_norm}, so the "
+                 "gradients must come back unchanged; yours were rescaled to norm max_norm.").format(
+            norm=f"{norm:.3g}", max_norm=f"{max_norm:g}"
+        )
     if all_equal({k: np.clip(g, -max_norm, max_norm) for k, g in grads.items()}):
-        return ("you clipped every value into [-max_norm, max_norm]; clip the global norm "
-                "instead: multiply all arrays by the same factor max_norm / total_norm.")
+        return _("you clipped every value into [-max_norm, max_norm]; clip the global norm "
+                 "instead: multiply all arrays by the same factor max_norm / total_norm.")
     if all_equal({k: g * min(1.0, max_norm / np.linalg.norm(g)) for k, g in grads.items()}):
-        return ("you clipped every array by its own norm; clip the global norm of all arrays "
-                "together: one factor max_norm / total_norm for every array.")
+        return _("you clipped every array by its own norm; clip the global norm of all arrays "
+                 "together: one factor max_norm / total_norm for every array.")
     return None

@@ -16,21 +16,24 @@ import math
 import numpy as np
 
 from ..errors import BadReturnValue
+from ..i18n import N_
+from ..i18n import lesson_text as _
 
 __all__ = ["CONDITIONS", "init_variance_reference", "measured_gains"]
 
 CONDITIONS = {
-    "forward": "the signal's variance, through a tanh layer near 0",
-    "backward": "the gradient's variance, on its way down",
-    "relu_forward": "the signal's mean square, through a ReLU layer",
+    "forward": N_("the signal's variance, through a tanh layer near 0"),
+    "backward": N_("the gradient's variance, on its way down"),
+    "relu_forward": N_("the signal's mean square, through a ReLU layer"),
 }
 
 
 def _weights(rng: np.random.Generator, variance: float, fan_in: int, fan_out: int, key: str) -> np.ndarray:
     """A (fan_in, fan_out) matrix of N(0, variance) draws; BadReturnValue for a variance ≤ 0 or not finite."""
     if not (math.isfinite(variance) and variance > 0):
-        raise BadReturnValue(f"steady_variances(...)['{key}'] must be a positive variance, "
-                             f"but it is {variance!r}.")
+        raise BadReturnValue(_("{where} must be a positive variance, but it is {variance}.").format(
+            where=f"steady_variances(...)['{key}']", variance=repr(variance)
+        ))
     return math.sqrt(variance) * rng.standard_normal((fan_in, fan_out))
 
 
@@ -64,4 +67,4 @@ def init_variance_reference(kind: str, fan_in: int, fan_out: int) -> float:
         return 2.0 / (fan_in + fan_out)
     if kind == "he":
         return 2.0 / fan_in
-    raise ValueError(f"kind must be 'xavier' or 'he', not {kind!r}")
+    raise ValueError(_("kind must be 'xavier' or 'he', not {kind}").format(kind=repr(kind)))
