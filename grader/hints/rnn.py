@@ -19,6 +19,7 @@ import numpy as np
 
 from .._validate import describe, float64_array, fmt_shape, require_finite
 from ..errors import ToolkitInputError
+from ..i18n import _
 from .context import Hint, HintContext, close, pair_tol, problem_of
 from .problem import Problem
 
@@ -138,7 +139,7 @@ def _which(ctx: HintContext) -> tuple[str, dict[str, list[np.ndarray]]] | None:
         return None
     right = _bptt(problem_of(ctx, RnnProblem))
     e = ctx.expected
-    for name, (total, *_) in right.items():
+    for name, (total, *_shares) in right.items():
         if total.shape == e.shape and close(total, e, pair_tol(total, e)):
             return name, right
     return None
@@ -159,9 +160,9 @@ def no_carry(a: np.ndarray, ctx: HintContext) -> Hint | None:
         return None
     return Hint(
         "rnn-no-carry",
-        f"{ctx.who} is what you get when each step only receives dh[:, t]: the gradient reaching "
-        "h_t also comes from step t+1 — feed step t with dh[:, t] plus the dprev_h that step t+1 "
-        "returned (nothing comes after the last step).",
+        _("{who} is what you get when each step only receives dh[:, t]: the gradient reaching "
+          "h_t also comes from step t+1 — feed step t with dh[:, t] plus the dprev_h that step t+1 "
+          "returned (nothing comes after the last step).").format(who=ctx.who),
     )
 
 
@@ -176,9 +177,9 @@ def one_step_share(a: np.ndarray, ctx: HintContext) -> Hint | None:
         if _matches(a, total, shares[t]):
             return Hint(
                 "rnn-one-step",
-                f"{ctx.who} is the share of time step t = {t} alone (of {len(shares)} steps): the "
-                "same weights are used at every step, so add (+=) every step's share instead of "
-                "overwriting it (=).",
+                _("{who} is the share of time step t = {t} alone (of {steps} steps): the "
+                  "same weights are used at every step, so add (+=) every step's share instead of "
+                  "overwriting it (=).").format(who=ctx.who, t=t, steps=len(shares)),
             )
     return None
 
@@ -191,12 +192,13 @@ def slope_after_matmul(a: np.ndarray, ctx: HintContext) -> Hint | None:
     name, right = found
     if not _matches(a, right[name][0], _bptt(problem_of(ctx, RnnProblem), slope_after=True)[name][0]):
         return None
-    via = "" if name in ("dprev_h", "dh0") else " (it reaches this gradient through the dprev_h passed back)"
+    via = "" if name in ("dprev_h", "dh0") else _(
+        " (it reaches this gradient through the dprev_h passed back)")
     return Hint(
         "rnn-slope-after-matmul",
-        f"{ctx.who} applies tanh's slope after the product with Wh{via}: (dnext_h @ Wh.T) * "
-        "(1 − next_h²) instead of first da = dnext_h * (1 − next_h²), then dprev_h = da @ Wh.T — "
-        "the slope belongs to this step's own tanh, before the weights.",
+        _("{who} applies tanh's slope after the product with Wh{via}: (dnext_h @ Wh.T) * "
+          "(1 − next_h²) instead of first da = dnext_h * (1 − next_h²), then dprev_h = da @ Wh.T — "
+          "the slope belongs to this step's own tanh, before the weights.").format(who=ctx.who, via=via),
     )
 
 

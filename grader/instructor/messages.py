@@ -15,7 +15,7 @@ from __future__ import annotations
 import argparse
 import io
 import sys
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 from babel.messages.catalog import Catalog
@@ -34,7 +34,7 @@ SOURCES = {
 }
 KEYWORDS = {"_": None, "N_": None, "ngettext": (1, 2), "lesson_text": None, "lesson_ngettext": (1, 2)}
 #: Fixed dates keep the files byte-stable from one run to the next.
-FIXED_DATE = datetime(2026, 12, 1, tzinfo=timezone.utc)
+FIXED_DATE = datetime(2026, 12, 1, tzinfo=UTC)
 TRANSLATED = [language for language in LANGUAGES if language != "en"]
 
 
@@ -126,7 +126,10 @@ def problems() -> list[str]:
                     found += _brace_problems(rel, where, entry)
             mo = path.with_suffix(".mo")
             if not mo.is_file() or mo.read_bytes() != compiled(catalog):
-                found.append(f"{mo.relative_to(GRADER.parent)}: stale (run `python -m grader.instructor.messages compile`)")
+                found.append(
+                    f"{mo.relative_to(GRADER.parent)}: stale "
+                    "(run `python -m grader.instructor.messages compile`)"
+                )
     return found
 
 
@@ -152,7 +155,9 @@ def _brace_problems(rel: Path, where: str, entry) -> list[str]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m grader.instructor.messages", description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(
+        prog="python -m grader.instructor.messages", description=__doc__.split("\n")[0]
+    )
     parser.add_argument("command", choices=["update", "compile", "check"])
     args = parser.parse_args(argv)
     if args.command == "update":
