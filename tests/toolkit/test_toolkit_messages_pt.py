@@ -17,9 +17,9 @@ HINTS_TESTS = Path(__file__).parent / "hints"
 #: The codes of grader/hints/checkers.py belong to the lesson helpers (grader/lessons/), whose
 #: messages are translated in the grader_lessons domain: not this test's business.
 LESSON_CODES = set(checkers.CODES)
-#: Codes whose message is not translated yet: `dtype` (its wording comes from grader/_validate.py's
-#: dtype_problem). Expected to fail until it is (not strict: the head "o seu dx" is translated already).
-PENDING = {"dtype"}
+#: Codes whose message is not translated yet (none now); such a code's cases are expected to fail
+#: until it is (not strict: the head "o seu dx" may already be translated).
+PENDING: set[str] = set()
 
 
 @pytest.fixture
