@@ -77,9 +77,9 @@ def checked_conv(conv: Any, shape: tuple[int, ...] | None = None) -> ConvProblem
     fits = x.ndim == 4 and w.ndim == 4 and w.shape[1] == x.shape[1]
     if not fits or x.shape[2] + 2 * pad < w.shape[2] or x.shape[3] + 2 * pad < w.shape[3]:
         raise ToolkitInputError(
-            f"conv['x'] must be (N, C, H, W) and conv['w'] (F, C, HH, WW) with the same C and a kernel "
-            f"no larger than the padded input, but they have shapes {fmt_shape(x.shape)} and "
-            f"{fmt_shape(w.shape)} (pad {pad})."
+            _("conv['x'] must be (N, C, H, W) and conv['w'] (F, C, HH, WW) with the same C and a kernel "
+              "no larger than the padded input, but they have shapes {x} and {w} (pad {pad}).").format(
+                x=fmt_shape(x.shape), w=fmt_shape(w.shape), pad=pad)
         )
     b = finite_array(spec["b"], "conv['b']", (w.shape[0],))
     p = ConvProblem(x, w, b, None, stride, pad)
@@ -119,8 +119,8 @@ def checked_pool(pool: Any, shape: tuple[int, ...] | None = None) -> PoolProblem
     stride = int_at_least(spec["stride"], "pool['stride']", 1)
     if x.ndim != 4 or x.shape[2] < ph or x.shape[3] < pw:
         raise ToolkitInputError(
-            f"pool['x'] must be (N, C, H, W) with H ≥ pool_height and W ≥ pool_width ({ph} × {pw}), "
-            f"but it has shape {fmt_shape(x.shape)}."
+            _("pool['x'] must be (N, C, H, W) with H ≥ pool_height and W ≥ pool_width ({ph} × {pw}), "
+              "but it has shape {got}.").format(ph=ph, pw=pw, got=fmt_shape(x.shape))
         )
     p = PoolProblem(x, None, ph, pw, stride)
     if spec.get("dout") is not None:

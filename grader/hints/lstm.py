@@ -67,7 +67,7 @@ LSTM_KEYS = {
 }
 
 
-_LSTM_FORMS = (
+_LSTM_FORMS = N_(
     "x (N, T, D), h0 (N, H), Wx (D, 4H), Wh (H, 4H), b (4H,), dh (N, T, H) for a sequence, or "
     "x (N, D), prev_h, prev_c (N, H), Wx, Wh, b, dnext_h, dnext_c (N, H) for one step"
 )
@@ -80,14 +80,15 @@ def checked_lstm(lstm: Any, shape: tuple[int, ...] | None = None) -> LstmProblem
     if lstm is None:
         return None
     if not isinstance(lstm, Mapping):
-        raise ToolkitInputError(f"lstm must be a dict with {_LSTM_FORMS}, but got {describe(lstm)}.")
+        raise ToolkitInputError(_("lstm must be a dict with {forms}, but got {got}.").format(
+            forms=_(_LSTM_FORMS), got=describe(lstm)))
     step = "prev_h" in lstm or "prev_c" in lstm
     what = "lstm (one step)" if step else "lstm (a sequence)"
     spec = checked_mapping(lstm, what, *LSTM_KEYS[step])
     optional = LSTM_KEYS[step][1]
     arr = {k: finite_array(v, f"lstm['{k}']") for k, v in spec.items() if v is not None or k not in optional}
     if step and ("dnext_h" in arr) != ("dnext_c" in arr):
-        raise ToolkitInputError("lstm (one step) needs dnext_h and dnext_c together (or neither).")
+        raise ToolkitInputError(_("lstm (one step) needs dnext_h and dnext_c together (or neither)."))
     x = arr["x"][:, None, :] if step and arr["x"].ndim == 2 else arr["x"]
     h0 = arr["prev_h" if step else "h0"]
     up = arr.get("dnext_h" if step else "dh")
@@ -95,7 +96,9 @@ def checked_lstm(lstm: Any, shape: tuple[int, ...] | None = None) -> LstmProblem
         up = up[:, None, :]
     if not _lstm_fits(x, h0, arr, up, step):
         given = ", ".join(f"{k} {fmt_shape(v.shape)}" for k, v in arr.items())
-        raise ToolkitInputError(f"the arrays of lstm do not fit together ({given}); expected {_LSTM_FORMS}.")
+        raise ToolkitInputError(
+            _("the arrays of lstm do not fit together ({given}); expected {forms}.").format(
+                given=given, forms=_(_LSTM_FORMS)))
     c0 = arr["prev_c"] if step else np.zeros_like(h0)
     dc = None if up is None else (arr["dnext_c"] if step else np.zeros_like(h0))
     p = LstmProblem(x, h0, c0, arr["Wx"], arr["Wh"], arr["b"], up, dc, step)

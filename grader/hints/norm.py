@@ -95,7 +95,8 @@ def _matrix_and_params(
     x = finite_array(spec["x"], f"{what}['x']")
     if x.ndim != 2 or x.shape[0] < 1 or x.shape[1] < 1:
         raise ToolkitInputError(
-            f"{what}['x'] must be a matrix (N, D), but it has shape {fmt_shape(x.shape)}."
+            _("{what}['x'] must be a matrix (N, D), but it has shape {got}.").format(
+                what=what, got=fmt_shape(x.shape))
         )
     return x, [finite_array(spec[k], f"{what}['{k}']", (x.shape[1],)) for k in names]
 
@@ -112,8 +113,8 @@ def checked_norm(norm: Any, shape: tuple[int, ...] | None = None) -> NormProblem
     axis = spec.get("axis", 0)
     if isinstance(axis, bool | np.bool_) or axis not in (0, 1):
         raise ToolkitInputError(
-            f"norm['axis'] must be 0 (batchnorm: statistics over the batch) or 1 (layernorm: over "
-            f"each example's features), but got {describe(axis)}."
+            _("norm['axis'] must be 0 (batchnorm: statistics over the batch) or 1 (layernorm: over "
+              "each example's features), but got {got}.").format(got=describe(axis))
         )
     expected_shape_in(
         shape, [x.shape, gamma.shape], "norm", "out or dx (like x), or dgamma or dbeta (like gamma)"
@@ -130,7 +131,7 @@ def checked_norm_test(norm_test: Any, shape: tuple[int, ...] | None = None) -> N
     spec = checked_mapping(norm_test, "norm_test", ("x", *names), ("eps",))
     x, (gamma, beta, mean, var) = _matrix_and_params(spec, "norm_test", names)
     if np.any(var < 0):
-        raise ToolkitInputError("norm_test['running_var'] must be ≥ 0 everywhere (it is a variance).")
+        raise ToolkitInputError(_("norm_test['running_var'] must be ≥ 0 everywhere (it is a variance)."))
     eps = number_in(spec.get("eps", 1e-5), "norm_test['eps']", 0.0)
     expected_shape_in(shape, [x.shape], "norm_test", "the test-mode out (like x)")
     return NormTestProblem(x, gamma, beta, mean, var, eps)

@@ -73,8 +73,9 @@ def checked_optim(optim: Any, shape: tuple[int, ...] | None = None) -> OptimProb
     rule = spec["rule"]
     if not isinstance(rule, str) or rule not in OPTIM_DEFAULTS:
         raise ToolkitInputError(
-            f"optim['rule'] must be one of {', '.join(map(repr, OPTIM_DEFAULTS))}, but got {describe(rule)}"
-            f"{f' ({rule!r})' if isinstance(rule, str) else ''}."
+            _("optim['rule'] must be one of {rules}, but got {got}{repr}.").format(
+                rules=", ".join(map(repr, OPTIM_DEFAULTS)), got=describe(rule),
+                repr=f" ({rule!r})" if isinstance(rule, str) else "")
         )
     w = finite_array(spec["w"], "optim['w']")
     grads = _grads(spec["grads"], w.shape)
@@ -90,13 +91,14 @@ def _grads(value: Any, shape: tuple[int, ...]) -> np.ndarray:
     __tracebackhide__ = True
     if isinstance(value, list | tuple):
         if not value:
-            raise ToolkitInputError("optim['grads'] must hold at least one gradient, but it is empty.")
+            raise ToolkitInputError(_("optim['grads'] must hold at least one gradient, but it is empty."))
         return np.stack([finite_array(g, f"optim['grads'][{i}]", shape) for i, g in enumerate(value)])
     grads = finite_array(value, "optim['grads']")
     if grads.shape[1:] != tuple(shape) or grads.ndim == 0 or grads.shape[0] < 1:
         raise ToolkitInputError(
-            f"optim['grads'] must be a list of K arrays shaped like w, {fmt_shape(shape)}, or one array "
-            f"(K, *w.shape), but it has shape {fmt_shape(grads.shape)}."
+            _("optim['grads'] must be a list of K arrays shaped like w, {shape}, or one array "
+              "(K, *w.shape), but it has shape {got}.").format(
+                  shape=fmt_shape(shape), got=fmt_shape(grads.shape))
         )
     return grads
 

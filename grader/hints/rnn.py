@@ -57,8 +57,8 @@ def checked_rnn(rnn: Any, shape: tuple[int, ...] | None = None) -> RnnProblem | 
         return None
     if not hasattr(rnn, "keys") or not any(all(k in rnn for k in keys) for keys in RNN_KEYS):
         raise ToolkitInputError(
-            "rnn must be a dict with x, h0, Wx, Wh, b, dh (a sequence) or x, prev_h, Wx, Wh, b, "
-            f"dnext_h (one step), but got {describe(rnn)}."
+            _("rnn must be a dict with x, h0, Wx, Wh, b, dh (a sequence) or x, prev_h, Wx, Wh, b, "
+              "dnext_h (one step), but got {got}.").format(got=describe(rnn))
         )
     keys = RNN_KEYS[0] if all(k in rnn for k in RNN_KEYS[0]) else RNN_KEYS[1]
     arrays = []
@@ -76,8 +76,9 @@ def checked_rnn(rnn: Any, shape: tuple[int, ...] | None = None) -> RnnProblem | 
     if not ok:
         shapes = ", ".join(f"{k} {fmt_shape(np.shape(rnn[k]))}" for k in keys)
         raise ToolkitInputError(
-            f"the arrays of rnn do not fit together ({shapes}); expected x (N, T, D), h0 (N, H), "
-            "Wx (D, H), Wh (H, H), b (H,), dh (N, T, H) (or x (N, D), prev_h, dnext_h (N, H))."
+            _("the arrays of rnn do not fit together ({shapes}); expected x (N, T, D), h0 (N, H), "
+              "Wx (D, H), Wh (H, H), b (H,), dh (N, T, H) (or x (N, D), prev_h, dnext_h (N, H)).").format(
+                shapes=shapes)
         )
     return RnnProblem(x, h0, wx, wh, b, dh, step=keys is RNN_KEYS[1])
 
