@@ -17,6 +17,7 @@ from typing import Any, TypeVar
 import numpy as np
 
 from .errors import CheckFailed, ToolkitInputError
+from .i18n import _, ngettext
 from .trusted import plain_ndarray, verify_environment
 
 _F = TypeVar("_F", bound=Callable[..., Any])
@@ -91,7 +92,7 @@ def _only_toolkit_frames(tb: TracebackType | None) -> bool:
 
 def fmt_shape(shape: tuple[int, ...]) -> str:
     """`(3, 4)`, `(3,)`, or `() (a scalar)`."""
-    return "() (a scalar)" if shape == () else str(tuple(int(n) for n in shape))
+    return _("() (a scalar)") if shape == () else str(tuple(int(n) for n in shape))
 
 
 def fmt_index(index: tuple[int, ...]) -> str:
@@ -119,20 +120,23 @@ def describe(value: Any) -> str:
     if value is None:
         return "None"
     if isinstance(value, np.ndarray):
-        return f"an array of shape {fmt_shape(value.shape)} and dtype {value.dtype}"
+        return _("an array of shape {shape} and dtype {dtype}").format(
+            shape=fmt_shape(value.shape), dtype=value.dtype)
     if is_tensor(value):
-        return f"a torch.Tensor of shape {fmt_shape(tuple(value.shape))} and dtype {value.dtype}"
+        return _("a torch.Tensor of shape {shape} and dtype {dtype}").format(
+            shape=fmt_shape(tuple(value.shape)), dtype=value.dtype)
     if isinstance(value, tuple | list):
         kind = type(value).__name__
         count = len(value)
-        return f"a {kind} of {count} item{'' if count == 1 else 's'}"
+        return ngettext("a {kind} of {count} item", "a {kind} of {count} items", count).format(
+            kind=kind, count=count)
     if isinstance(value, bool | np.bool_):
-        return f"the bool {value}"
+        return _("the bool {value}").format(value=value)
     if isinstance(value, np.generic):
-        return f"a NumPy {value.dtype} scalar ({value})"
+        return _("a NumPy {dtype} scalar ({value})").format(dtype=value.dtype, value=value)
     if isinstance(value, Real):
-        return f"the {type(value).__name__} {value}"
-    return f"a {type(value).__name__}"
+        return _("the {type} {value}").format(type=type(value).__name__, value=value)
+    return _("a {type}").format(type=type(value).__name__)
 
 
 # ----------------------------------------------------------------------------- conversion
@@ -149,20 +153,20 @@ def dtype_problem(arr: np.ndarray) -> str | None:
     if dtype == np.float64:
         return None
     if dtype.kind == "f":
-        return (
-            f"dtype {dtype}: too imprecise for gradient checks (float32 has about 7 significant "
+        return _(
+            "dtype {dtype}: too imprecise for gradient checks (float32 has about 7 significant "
             "digits); keep everything in float64 (`.astype(np.float64)`, `torch.float64`)"
-        )
+        ).format(dtype=dtype)
     if dtype.kind in "iu":
-        return (
-            f"integer dtype {dtype}: it cannot hold fractions, so values get truncated; make it "
+        return _(
+            "integer dtype {dtype}: it cannot hold fractions, so values get truncated; make it "
             "float64 (e.g. `np.zeros(shape)` or `.astype(np.float64)`, not `dtype=int`)"
-        )
+        ).format(dtype=dtype)
     if dtype.kind == "b":
-        return "dtype bool; convert it with `.astype(np.float64)` (a mask times dout is float)"
+        return _("dtype bool; convert it with `.astype(np.float64)` (a mask times dout is float)")
     if dtype.kind == "c":
-        return f"complex dtype {dtype}; gradients here are real float64 numbers"
-    return f"dtype {dtype}, which is not a number type; expected float64"
+        return _("complex dtype {dtype}; gradients here are real float64 numbers").format(dtype=dtype)
+    return _("dtype {dtype}, which is not a number type; expected float64").format(dtype=dtype)
 
 
 def float64_array(value: Any, what: str) -> np.ndarray:
@@ -174,14 +178,17 @@ def float64_array(value: Any, what: str) -> np.ndarray:
     """
     __tracebackhide__ = True
     if isinstance(value, bool | np.bool_):
-        raise ToolkitInputError(f"{what} must be a float64 array, but got {describe(value)}.")
+        raise ToolkitInputError(_("{what} must be a float64 array, but got {got}.").format(
+            what=what, got=describe(value)))
     arr = to_numpy(value)
     if arr is None:
-        hint = " — did you forget `return`?" if value is None else ""
-        raise ToolkitInputError(f"{what} must be a float64 array, but got {describe(value)}{hint}.")
+        hint = _(" — did you forget `return`?") if value is None else ""
+        raise ToolkitInputError(_("{what} must be a float64 array, but got {got}{hint}.").format(
+            what=what, got=describe(value), hint=hint))
     problem = dtype_problem(arr)
     if problem is not None:
-        raise ToolkitInputError(f"{what} must be a float64 array, but it has {problem}.")
+        raise ToolkitInputError(_("{what} must be a float64 array, but it has {problem}.").format(
+            what=what, problem=problem))
     return arr
 
 
@@ -192,8 +199,9 @@ def require_finite(arr: np.ndarray, what: str) -> None:
     if bad.any():
         first = tuple(int(i) for i in np.argwhere(bad)[0])
         raise ToolkitInputError(
-            f"{what} must hold finite numbers, but {int(bad.sum())} of its {arr.size} entries "
-            f"are NaN or inf (the first at {fmt_index(first)}: {arr[first]})."
+            _("{what} must hold finite numbers, but {bad} of its {size} entries "
+              "are NaN or inf (the first at {index}: {value}).").format(
+                what=what, bad=int(bad.sum()), size=arr.size, index=fmt_index(first), value=arr[first])
         )
 
 
@@ -202,7 +210,8 @@ def positive_float(value: Any, what: str) -> float:
     __tracebackhide__ = True
     ok = isinstance(value, Real) and not isinstance(value, bool | np.bool_)
     if not ok or not math.isfinite(float(value)) or float(value) <= 0:
-        raise ToolkitInputError(f"{what} must be a positive number, but got {describe(value)}.")
+        raise ToolkitInputError(_("{what} must be a positive number, but got {got}.").format(
+            what=what, got=describe(value)))
     return float(value)
 
 
@@ -212,7 +221,8 @@ def optional_batch_size(value: Any) -> int | None:
     if value is None:
         return None
     if isinstance(value, bool | np.bool_) or not isinstance(value, int | np.integer) or value < 1:
-        raise ToolkitInputError(f"batch_size must be None or a positive int, but got {describe(value)}.")
+        raise ToolkitInputError(_("batch_size must be None or a positive int, but got {got}.").format(
+            got=describe(value)))
     return int(value)
 
 
@@ -226,8 +236,8 @@ def optional_kind(kind: Any) -> str | None:
     if kind is None or (isinstance(kind, str) and kind in KINDS):
         return kind
     raise ToolkitInputError(
-        f"kind must be None, 'gradient' or 'value', but got {describe(kind)}"
-        f"{f' ({kind!r})' if isinstance(kind, str) else ''}."
+        _("kind must be None, 'gradient' or 'value', but got {got}{repr}.").format(
+            got=describe(kind), repr=f" ({kind!r})" if isinstance(kind, str) else "")
     )
 
 
@@ -239,13 +249,13 @@ def optional_mask(mask: Any, shape: tuple[int, ...]) -> np.ndarray | None:
     arr = to_numpy(mask)
     if arr is None or arr.dtype != np.bool_:
         raise ToolkitInputError(
-            f"mask must be a boolean array shaped like expected {fmt_shape(shape)} "
-            f"(e.g. x > 0), but got {describe(mask)}."
+            _("mask must be a boolean array shaped like expected {shape} "
+              "(e.g. x > 0), but got {got}.").format(shape=fmt_shape(shape), got=describe(mask))
         )
     if arr.shape != tuple(shape):
         raise ToolkitInputError(
-            f"mask must have the shape of expected, {fmt_shape(shape)}, but it has shape "
-            f"{fmt_shape(arr.shape)}."
+            _("mask must have the shape of expected, {shape}, but it has shape {got}.").format(
+                shape=fmt_shape(shape), got=fmt_shape(arr.shape))
         )
     return arr
 
@@ -260,18 +270,19 @@ def writable_float64_array(x: Any) -> np.ndarray:
     __tracebackhide__ = True
     if not isinstance(x, np.ndarray):
         raise ToolkitInputError(
-            f"x must be a float64 NumPy array (it is nudged in place), but got {describe(x)}."
+            _("x must be a float64 NumPy array (it is nudged in place), but got {got}.").format(
+                got=describe(x))
         )
     problem = dtype_problem(x)
     if problem is not None:
         raise ToolkitInputError(
-            f"x must be a float64 array, but it has {problem}. "
-            "Numerical gradients nudge x by tiny steps h, so it must be float64."
+            _("x must be a float64 array, but it has {problem}. "
+              "Numerical gradients nudge x by tiny steps h, so it must be float64.").format(problem=problem)
         )
     if not x.flags.writeable:
         raise ToolkitInputError(
-            "x must be writeable (it is nudged in place and restored), but it is read-only; "
-            "pass a copy: x.copy()."
+            _("x must be writeable (it is nudged in place and restored), but it is read-only; "
+              "pass a copy: x.copy().")
         )
     require_finite(x, "x")
     return x

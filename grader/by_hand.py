@@ -33,14 +33,15 @@ from contextlib import contextmanager
 from typing import Any
 
 from .errors import CheckFailed
+from .i18n import N_, _
 from .numgrad import rel_error
 from .report_lines import emit, fail_line, hint_line
 from .trusted import plain_ndarray
 
 __all__ = ["AutogradForbidden", "ForbiddenCall", "by_hand", "count_calls", "forbid_calls", "forward_first"]
 
-AUTOGRAD_MESSAGE = ("this exercise asks for the backward pass by hand; autograd is the referee here, "
-                    "not the answer")
+AUTOGRAD_MESSAGE = N_("this exercise asks for the backward pass by hand; autograd is the referee here, "
+                      "not the answer")
 
 
 class AutogradForbidden(CheckFailed):
@@ -77,8 +78,10 @@ def _torch_intact(name: str) -> dict[Any, str]:
         own = (os.path.abspath(code.co_filename).startswith(root) if code is not None
                else type(fn).__name__ == "builtin_function_or_method")
         if not own:
-            raise _refuse(AutogradForbidden, name, f"cannot be graded: {where} was replaced",
-                          f"{AUTOGRAD_MESSAGE}; restart the kernel and run the notebook from the top",
+            raise _refuse(AutogradForbidden, name, _("cannot be graded: {where} was replaced").format(
+                where=where),
+                          _("{message}; restart the kernel and run the notebook from the top").format(
+                              message=_(AUTOGRAD_MESSAGE)),
                           "autograd-by-hand")
     return {fn: where for where, fn in points.items()}
 
@@ -95,8 +98,9 @@ def _no_autograd_class() -> type:
 
         def __torch_function__(self, func, types, args=(), kwargs=None):
             if func in self.entry:
-                raise _refuse(AutogradForbidden, self.name, f"called {self.entry[func]}", AUTOGRAD_MESSAGE,
-                              "autograd-by-hand")
+                raise _refuse(AutogradForbidden, self.name, _("called {function}").format(
+                    function=self.entry[func]),
+                              _(AUTOGRAD_MESSAGE), "autograd-by-hand")
             return func(*args, **(kwargs or {}))
 
     return NoAutograd
@@ -104,7 +108,7 @@ def _no_autograd_class() -> type:
 
 def by_hand(fn: Callable[..., Any], name: str | None = None) -> Callable[..., Any]:
     """`fn`, run with PyTorch's autograd refusing to compute anything (module docstring)."""
-    label = name or getattr(fn, "__name__", "your function")
+    label = name or (fn.__name__ if hasattr(fn, "__name__") else _("your function"))
 
     @functools.wraps(fn)
     def run(*args: Any, **kwargs: Any) -> Any:
@@ -129,8 +133,10 @@ def forbid_calls(namespace: MutableMapping[str, Any], **reasons: str) -> Iterato
 
     def forbidden(name: str, reason: str) -> Callable[..., Any]:
         def stand_in(*args: Any, **kwargs: Any) -> Any:
-            raise _refuse(ForbiddenCall, name, "was called",
-                          f"this exercise asks you not to call {name} ({reason})", "forbidden-call")
+            raise _refuse(ForbiddenCall, name, _("was called"),
+                          _("this exercise asks you not to call {name} ({reason})").format(
+                              name=name, reason=reason),
+                          "forbidden-call")
         return stand_in
 
     namespace.update({name: forbidden(name, reason) for name, reason in reasons.items()})
@@ -174,9 +180,12 @@ def forward_first(
     it cannot match."""
     __tracebackhide__ = True
     mine, truth = plain_ndarray(actual), plain_ndarray(expected)
-    why = f"(the backward pass is checked against the true gradient of {layer}, not of your forward)"
+    why = _("(the backward pass is checked against the true gradient of {layer}, not of your "
+            "forward)").format(layer=layer)
     if mine is None or mine.shape != truth.shape:
-        raise CheckFailed(f"your {what} is not shaped like the output of {layer}, {truth.shape}: fix the "
-                          f"forward pass first {why}")
+        raise CheckFailed(_("your {what} is not shaped like the output of {layer}, {shape}: fix the "
+                            "forward pass first {why}").format(
+                                what=what, layer=layer, shape=truth.shape, why=why))
     if not rel_error(mine.astype(float), truth) <= tol:  # NaN too
-        raise CheckFailed(f"your {what} does not match {layer}: fix it first {why}.{advice}")
+        raise CheckFailed(_("your {what} does not match {layer}: fix it first {why}.{advice}").format(
+            what=what, layer=layer, why=why, advice=advice))

@@ -34,6 +34,7 @@ from .by_hand import by_hand
 from .errors import BadReturnValue, CheckFailed, ToolkitInputError
 from .hints import Hint, HintArgs, diagnose_with, hint_args
 from .hints.context import context_for, trailing_block
+from .i18n import _, ngettext
 from .numgrad import (
     eval_numerical_gradient,
     numerical_gradient_array,
@@ -165,7 +166,7 @@ def check_layer(
 
     work = [v.copy() for v in originals]
     out, cache = _run_forward(forward, fname, work, extra)
-    problems += _modified(work, originals, names, f"{fname} changed its input")
+    problems += _modified(work, originals, names, _("{function} changed its input").format(function=fname))
     after_forward = [v.copy() for v in work]
     _check_deterministic(forward, fname, originals, extra, out)
 
@@ -175,10 +176,12 @@ def check_layer(
     grads = _split_grads(by_hand(backward, bname)(dout_given, cache), bname, names)
     if not np.array_equal(dout_given, dout):
         problems.append(
-            f"{bname} changed dout in place; compute into a new array (dx = dout * mask, not "
-            "dout[mask] = 0), since dout may be shared with other layers."
+            _("{function} changed dout in place; compute into a new array (dx = dout * mask, not "
+              "dout[mask] = 0), since dout may be shared with other layers.").format(function=bname)
         )
-    problems += _modified(work, after_forward, names, f"{bname} changed (through the cache) input")
+    problems += _modified(
+        work, after_forward, names, _("{function} changed (through the cache) input").format(function=bname)
+    )
 
     first = originals[0]
     batch_size = first.shape[0] if first.ndim >= 1 and first.shape[0] > 0 else None
@@ -195,7 +198,7 @@ def check_layer(
         )
         rows.append(compare(f"d{key}", grads[i], numeric, tol=tol, args=args))
     report(rows, problems, who=bname)
-    return [r for r, _ in rows]
+    return [r for r, _line in rows]
 
 
 # ----------------------------------------------------------------------------- comparison
@@ -211,17 +214,19 @@ def compare(
     arr = to_numpy(actual)
     err = math.inf
     if arr is None or arr.dtype.kind not in "biuf":
-        status = f"got {describe(actual)}, expected an array of shape {fmt_shape(expected.shape)}"
+        status = _("got {what}, expected an array of shape {shape}").format(
+            what=describe(actual), shape=fmt_shape(expected.shape))
     elif arr.shape != expected.shape:
-        status = f"shape {fmt_shape(arr.shape)}, expected {fmt_shape(expected.shape)}"
+        status = _("shape {shape}, expected {expected}").format(
+            shape=fmt_shape(arr.shape), expected=fmt_shape(expected.shape))
     else:
         err = rel_error(arr.astype(np.float64), expected)
-        status = f"relative error {err:.1e} (needs < {_fmt_tol(tol)})"
+        status = _("relative error {error} (needs < {tol})").format(error=f"{err:.1e}", tol=_fmt_tol(tol))
         if dtype_problem(arr) is not None:
-            status = f"dtype {arr.dtype}, needs float64 ({status})"
+            status = _("dtype {dtype}, needs float64 ({status})").format(dtype=arr.dtype, status=status)
         elif err < tol:
             result = CheckResult(name, True, err, None)
-            return result, pass_line(name, f"relative error {err:.1e}")
+            return result, pass_line(name, _("relative error {error}").format(error=f"{err:.1e}"))
     ctx = context_for(expected, args or HintArgs(), name)
     hint = diagnose_with(arr if arr is not None else actual, ctx)
     return CheckResult(name, False, err, hint), fail_line(name, status)
@@ -238,10 +243,10 @@ def report(rows: list[tuple[CheckResult, str]], problems: Sequence[str] = (), wh
         if result.hint is not None:
             lines.append(hint_line(result.hint.message, result.hint.code))
     lines += [f"✗ {problem}" for problem in problems]
-    emit(lines, [(r.hint.code, r.hint.message) for r, _ in rows if r.hint is not None])
-    if all(r.passed for r, _ in rows) and not problems:
+    emit(lines, [(r.hint.code, r.hint.message) for r, _line in rows if r.hint is not None])
+    if all(r.passed for r, _line in rows) and not problems:
         return
-    raise CheckFailed(_summary(rows, problems, who), results=[r for r, _ in rows])
+    raise CheckFailed(_summary(rows, problems, who), results=[r for r, _line in rows])
 
 
 def _summary(rows: list[tuple[CheckResult, str]], problems: Sequence[str], who: str) -> str:
@@ -277,7 +282,8 @@ def _square_other_input(originals: list[np.ndarray], i: int) -> np.ndarray | Non
 def checked_name(name: Any) -> str:
     __tracebackhide__ = True
     if not isinstance(name, str) or not name:
-        raise ToolkitInputError(f"name must be a non-empty string, but got {describe(name)}.")
+        raise ToolkitInputError(_("name must be a non-empty string, but got {what}.").format(
+            what=describe(name)))
     return name
 
 
@@ -285,16 +291,18 @@ def _checked_inputs(inputs: Any) -> tuple[list[str], list[np.ndarray]]:
     __tracebackhide__ = True
     if not isinstance(inputs, Mapping) or not inputs:
         raise ToolkitInputError(
-            "inputs must be a non-empty dict of name → float64 array, e.g. "
-            f"{{'x': x, 'w': w, 'b': b}}, but got {describe(inputs)}."
+            _("inputs must be a non-empty dict of name → float64 array, e.g. "
+              "{{'x': x, 'w': w, 'b': b}}, but got {what}.").format(what=describe(inputs))
         )
     names, arrays = [], []
     for key, value in inputs.items():
         if not isinstance(key, str) or not key:
-            raise ToolkitInputError(f"the names in inputs must be strings, got {describe(key)}.")
+            raise ToolkitInputError(_("the names in inputs must be strings, got {what}.").format(
+                what=describe(key)))
         if not isinstance(value, np.ndarray):
             raise ToolkitInputError(
-                f"inputs['{key}'] must be a float64 NumPy array, but got {describe(value)}."
+                _("inputs['{key}'] must be a float64 NumPy array, but got {what}.").format(
+                    key=key, what=describe(value))
             )
         arr = float64_array(value, f"inputs['{key}']")
         require_finite(arr, f"inputs['{key}']")
@@ -306,7 +314,8 @@ def _checked_inputs(inputs: Any) -> tuple[list[str], list[np.ndarray]]:
 def _checked_seed(seed: Any) -> int:
     __tracebackhide__ = True
     if isinstance(seed, bool) or not isinstance(seed, int | np.integer) or seed < 0:
-        raise ToolkitInputError(f"seed must be a non-negative int, but got {describe(seed)}.")
+        raise ToolkitInputError(_("seed must be a non-negative int, but got {what}.").format(
+            what=describe(seed)))
     return int(seed)
 
 
@@ -316,13 +325,14 @@ def _checked_masks(masks: Any, names: list[str], originals: list[np.ndarray]) ->
         return {}
     if not isinstance(masks, Mapping):
         raise ToolkitInputError(
-            f"masks must be a dict of input name → bool array, but got {describe(masks)}."
+            _("masks must be a dict of input name → bool array, but got {what}.").format(what=describe(masks))
         )
     checked = {}
     for key, mask in masks.items():
         if key not in names:
             raise ToolkitInputError(
-                f"masks has the key {key!r}, but the inputs are {', '.join(map(repr, names))}."
+                _("masks has the key {key}, but the inputs are {inputs}.").format(
+                    key=repr(key), inputs=", ".join(map(repr, names)))
             )
         checked[key] = optional_mask(mask, originals[names.index(key)].shape)
     return checked
@@ -332,8 +342,8 @@ def _checked_extra_args(extra_args: Any) -> tuple[Any, ...]:
     __tracebackhide__ = True
     if not isinstance(extra_args, tuple | list):
         raise ToolkitInputError(
-            "extra_args must be a tuple of the arguments forward takes after the inputs, e.g. "
-            f"(conv_param,), but got {describe(extra_args)}."
+            _("extra_args must be a tuple of the arguments forward takes after the inputs, e.g. "
+              "(conv_param,), but got {what}.").format(what=describe(extra_args))
         )
     return tuple(extra_args)
 
@@ -341,7 +351,8 @@ def _checked_extra_args(extra_args: Any) -> tuple[Any, ...]:
 def _func_name(func: Any, role: str) -> str:
     __tracebackhide__ = True
     if not callable(func):
-        raise ToolkitInputError(f"{role} must be a function, but got {describe(func)}.")
+        raise ToolkitInputError(_("{role} must be a function, but got {what}.").format(
+            role=role, what=describe(func)))
     return getattr(func, "__name__", role)
 
 
@@ -352,24 +363,29 @@ def _run_forward(
     __tracebackhide__ = True
     returned = forward(*args, *extra)
     if returned is None:
-        raise BadReturnValue(f"{fname} returned None, expected (out, cache) — did you forget `return`?")
+        raise BadReturnValue(
+            _("{function} returned None, expected (out, cache) — did you forget `return`?").format(
+                function=fname)
+        )
     items = plain_items(returned)
     if items is None or len(items) != 2:
-        raise BadReturnValue(f"{fname} must return (out, cache), but it returned {describe(returned)}.")
+        raise BadReturnValue(_("{function} must return (out, cache), but it returned {what}.").format(
+            function=fname, what=describe(returned)))
     out, cache = items
     arr = to_numpy(out)
     if arr is None or arr.dtype.kind not in "biuf":
         raise BadReturnValue(
-            f"{fname} returned (out, cache) with out = {describe(out)}; out must be a float64 array."
+            _("{function} returned (out, cache) with out = {what}; out must be a float64 array.").format(
+                function=fname, what=describe(out))
         )
     problem = dtype_problem(arr)
     if problem is not None:
-        raise BadReturnValue(f"{fname}'s out has {problem}.")
+        raise BadReturnValue(_("{function}'s out has {problem}.").format(function=fname, problem=problem))
     if not np.all(np.isfinite(arr)):
         raise BadReturnValue(
-            f"{fname}'s out contains NaN or inf: the gradients cannot be checked (an overflow "
-            "in exp? use a stable formula: subtract the max before exp, exp(−|x|) rather than "
-            "exp(−x); or 0·inf, a division by zero, log(0)?)."
+            _("{function}'s out contains NaN or inf: the gradients cannot be checked (an overflow "
+              "in exp? use a stable formula: subtract the max before exp, exp(−|x|) rather than "
+              "exp(−x); or 0·inf, a division by zero, log(0)?).").format(function=fname)
         )
     return arr, cache  # float64 (checked above), and a fresh copy (to_numpy's)
 
@@ -382,11 +398,12 @@ def _check_deterministic(
     out: np.ndarray,
 ) -> None:
     __tracebackhide__ = True
-    again, _ = _run_forward(forward, fname, [v.copy() for v in originals], extra)
+    again, _cache = _run_forward(forward, fname, [v.copy() for v in originals], extra)
     if again.shape != out.shape or not np.array_equal(again, out):
         raise BadReturnValue(
-            f"{fname} returned different outputs for the same inputs; numerical gradients "
-            "need a deterministic forward (fix the random seed, e.g. through extra_args)."
+            _("{function} returned different outputs for the same inputs; numerical gradients "
+              "need a deterministic forward (fix the random seed, e.g. through extra_args).").format(
+                  function=fname)
         )
 
 
@@ -397,20 +414,23 @@ def _split_grads(returned: Any, bname: str, names: list[str]) -> list[Any]:
     n = len(names)
     if returned is None:
         raise BadReturnValue(
-            f"{bname} returned None, expected {_arrays(n)}: ({wanted}) — did you forget `return`?"
+            _("{function} returned None, expected {arrays}: ({wanted}) — did you forget `return`?").format(
+                function=bname, arrays=_arrays(n), wanted=wanted)
         )
     items = plain_items(returned)
     if items is not None:
         if len(items) == n:
             return list(items)
-        raise BadReturnValue(f"{bname} returned {_arrays(len(items))}, expected {n}: ({wanted})")
+        raise BadReturnValue(_("{function} returned {arrays}, expected {n}: ({wanted})").format(
+            function=bname, arrays=_arrays(len(items)), n=n, wanted=wanted))
     if n == 1:
         return [returned]
-    raise BadReturnValue(f"{bname} returned {describe(returned)}, expected {n} arrays: ({wanted})")
+    raise BadReturnValue(_("{function} returned {what}, expected {n} arrays: ({wanted})").format(
+        function=bname, what=describe(returned), n=n, wanted=wanted))
 
 
 def _arrays(n: int) -> str:
-    return f"{n} array" if n == 1 else f"{n} arrays"
+    return ngettext("{n} array", "{n} arrays", n).format(n=n)
 
 
 def _modified(work: list[np.ndarray], originals: list[np.ndarray], names: list[str], what: str) -> list[str]:
@@ -421,9 +441,10 @@ def _modified(work: list[np.ndarray], originals: list[np.ndarray], names: list[s
         if changed.any():
             first = tuple(int(i) for i in np.argwhere(changed)[0])
             messages.append(
-                f"{what} {key} in place ({int(changed.sum())} entries, e.g. "
-                f"{fmt_entry(key, first)}: {before[first]:.3g} → {now[first]:.3g}); build new arrays "
-                "instead (np.maximum(x, 0), not x[x < 0] = 0)."
+                _("{what} {key} in place ({count} entries, e.g. {entry}: {before} → {now}); build new "
+                  "arrays instead (np.maximum(x, 0), not x[x < 0] = 0).").format(
+                    what=what, key=key, count=int(changed.sum()), entry=fmt_entry(key, first),
+                    before=f"{before[first]:.3g}", now=f"{now[first]:.3g}")
             )
     return messages
 
@@ -448,5 +469,6 @@ def _layer_numeric(
         return _run_forward(forward, fname, args, extra)[0]
 
     return numerical_gradient_array(
-        f, x, dout, h, f_name=f"{fname} (out, as a function of {names[i]})", x_name=names[i]
+        f, x, dout, h, f_name=_("{function} (out, as a function of {name})").format(
+            function=fname, name=names[i]), x_name=names[i]
     )

@@ -24,6 +24,7 @@ from ._validate import (
     writable_float64_array,
 )
 from .errors import ToolkitInputError
+from .i18n import _, ngettext
 
 __all__ = [
     "eval_numerical_gradient",
@@ -45,8 +46,9 @@ def rel_error(x: Any, y: Any) -> float:
     b = float64_array(y, "rel_error: y")
     if a.shape != b.shape:
         raise ToolkitInputError(
-            f"rel_error needs two arrays of the same shape, but x has shape {fmt_shape(a.shape)} "
-            f"and y has shape {fmt_shape(b.shape)}."
+            _("rel_error needs two arrays of the same shape, but x has shape {x} and y has shape "
+              "{y}.").format(
+                x=fmt_shape(a.shape), y=fmt_shape(b.shape))
         )
     if a.size == 0:
         return 0.0
@@ -137,15 +139,16 @@ def grad_check_sparse(
     analytic = float64_array(analytic_grad, "analytic_grad")
     if analytic.shape != x.shape:
         raise ToolkitInputError(
-            f"analytic_grad must have the shape of x, {fmt_shape(x.shape)}, but it has shape "
-            f"{fmt_shape(analytic.shape)}."
+            _("analytic_grad must have the shape of x, {shape}, but it has shape {got}.").format(
+                shape=fmt_shape(x.shape), got=fmt_shape(analytic.shape))
         )
     h = positive_float(h, "h")
     _checked_callable(f, "f")
     if isinstance(num_checks, bool) or not isinstance(num_checks, int | np.integer):
-        raise ToolkitInputError(f"num_checks must be a positive int, got {describe(num_checks)}.")
+        raise ToolkitInputError(_("num_checks must be a positive int, got {got}.").format(
+            got=describe(num_checks)))
     if num_checks < 1:
-        raise ToolkitInputError(f"num_checks must be a positive int, got {num_checks}.")
+        raise ToolkitInputError(_("num_checks must be a positive int, got {got}.").format(got=num_checks))
     if x.size == 0:
         return 0.0
     rng = np.random.default_rng(seed)
@@ -162,8 +165,10 @@ def grad_check_sparse(
         err = rel_error(numeric, float(analytic[idx]))
         if verbose:
             print(
-                f"{fmt_entry('x', idx)}: numerical {numeric:.6e} analytic "
-                f"{float(analytic[idx]):.6e}, relative error {err:.2e}"
+                _("{entry}: numerical {numeric} analytic {analytic}, relative error {error}").format(
+                    entry=fmt_entry("x", idx), numeric=f"{numeric:.6e}",
+                    analytic=f"{float(analytic[idx]):.6e}",
+                    error=f"{err:.2e}")
             )
         worst = err if np.isnan(err) else max(worst, err)
     return worst
@@ -175,7 +180,8 @@ def grad_check_sparse(
 def _checked_callable(f: Any, what: str) -> None:
     __tracebackhide__ = True
     if not callable(f):
-        raise ToolkitInputError(f"{what} must be a function, but got {describe(f)}.")
+        raise ToolkitInputError(_("{what} must be a function, but got {got}.").format(
+            what=what, got=describe(f)))
 
 
 def _centred_differences(
@@ -211,13 +217,13 @@ def _centred_differences(
         return value
 
     try:
-        call("at x")
+        call(_("at x"))
         for k, idx in enumerate(where_to):
             old = x0[idx]
             x[idx] = ref[idx] = old + h
-            fp = call(f"with {fmt_entry(x_name, idx)} + h")
+            fp = call(_("with {entry} + h").format(entry=fmt_entry(x_name, idx)))
             x[idx] = ref[idx] = old - h
-            fm = call(f"with {fmt_entry(x_name, idx)} - h")
+            fm = call(_("with {entry} - h").format(entry=fmt_entry(x_name, idx)))
             x[idx] = ref[idx] = old
             values[k] = combine(fp, fm)
     finally:
@@ -234,12 +240,15 @@ def _check_unchanged(x: np.ndarray, ref: np.ndarray, f_name: str, x_name: str, w
     count = int(changed.sum())
     first = tuple(int(i) for i in np.argwhere(changed)[0])
     entry = fmt_entry(x_name, first)
-    entries = entry if count == 1 else f"{count} entries changed, e.g. {entry}"
+    entries = entry if count == 1 else _("{count} entries changed, e.g. {entry}").format(
+        count=count, entry=entry)
     raise ToolkitInputError(
-        f"{f_name} changed its input {x_name} in place when called {where} ({entries} went from "
-        f"{ref[first]:.6g} to {x[first]:.6g}); a numerical gradient needs {f_name} to leave "
-        f"{x_name} unchanged on every call, or the nudges are lost: build a new array "
-        "(np.maximum(x, 0), not x[x < 0] = 0) or work on x.copy()."
+        _("{f} changed its input {x} in place when called {where} ({entries} went from "
+          "{before} to {now}); a numerical gradient needs {f} to leave "
+          "{x} unchanged on every call, or the nudges are lost: build a new array "
+          "(np.maximum(x, 0), not x[x < 0] = 0) or work on x.copy().").format(
+            f=f_name, x=x_name, where=where, entries=entries, before=f"{ref[first]:.6g}",
+            now=f"{x[first]:.6g}")
     )
 
 
@@ -248,30 +257,34 @@ def _scalar_output(value: Any, where: str) -> np.ndarray:
     __tracebackhide__ = True
     if value is None:
         raise ToolkitInputError(
-            f"f must return a number, but it returned None ({where}) — did you forget `return`?"
+            _("f must return a number, but it returned None ({where}) — did you forget `return`?").format(
+                where=where)
         )
     if isinstance(value, tuple | list):
         raise ToolkitInputError(
-            f"f must return a number, but it returned {describe(value)} ({where}); if it returns "
-            "(loss, grad) or (out, cache), pass `lambda x: f(x)[0]` instead."
+            _("f must return a number, but it returned {what} ({where}); if it returns "
+              "(loss, grad) or (out, cache), pass `lambda x: f(x)[0]` instead.").format(
+                what=describe(value), where=where)
         )
     arr = to_numpy(value)
     if arr is None or arr.dtype.kind not in "iuf":
-        raise ToolkitInputError(f"f must return a number, but it returned {describe(value)}.")
+        raise ToolkitInputError(_("f must return a number, but it returned {what}.").format(
+            what=describe(value)))
     if arr.shape != ():
         raise ToolkitInputError(
-            f"f must return a single number, but it returned {describe(value)} ({where}); for "
-            "an array-valued f use eval_numerical_gradient_array(f, x, dout), for a loss sum or "
-            "average it."
+            _("f must return a single number, but it returned {what} ({where}); for "
+              "an array-valued f use eval_numerical_gradient_array(f, x, dout), for a loss sum or "
+              "average it.").format(what=describe(value), where=where)
         )
     if arr.dtype.kind == "f" and arr.dtype != np.float64:
         raise ToolkitInputError(
-            f"f must return a float64 number, but it returned one of {dtype_problem(arr)}."
+            _("f must return a float64 number, but it returned one of {problem}.").format(
+                problem=dtype_problem(arr))
         )
     if not np.isfinite(arr):
         raise ToolkitInputError(
-            f"f returned {arr} {where}: a numerical gradient needs finite values (overflow? "
-            "log of 0? division by 0?)."
+            _("f returned {value} {where}: a numerical gradient needs finite values (overflow? "
+              "log of 0? division by 0?).").format(value=arr, where=where)
         )
     return arr.astype(np.float64, copy=False)
 
@@ -281,35 +294,42 @@ def _array_output(value: Any, shape: tuple[int, ...], where: str, f_name: str) -
     __tracebackhide__ = True
     if value is None:
         raise ToolkitInputError(
-            f"{f_name} must return an array shaped like dout {fmt_shape(shape)}, but it returned "
-            f"None ({where}) — did you forget `return`?"
+            _("{f} must return an array shaped like dout {shape}, but it returned "
+              "None ({where}) — did you forget `return`?").format(
+                  f=f_name, shape=fmt_shape(shape), where=where)
         )
     if isinstance(value, tuple):
         raise ToolkitInputError(
-            f"{f_name} must return an array shaped like dout {fmt_shape(shape)}, but it returned "
-            f"{describe(value)} ({where}); if it returns (out, cache), pass "
-            "`lambda x: f(x)[0]` instead."
+            _("{f} must return an array shaped like dout {shape}, but it returned "
+              "{what} ({where}); if it returns (out, cache), pass "
+              "`lambda x: f(x)[0]` instead.").format(
+                  f=f_name, shape=fmt_shape(shape), what=describe(value), where=where)
         )
     arr = to_numpy(value)
     if arr is None or arr.dtype.kind not in "biuf":
         raise ToolkitInputError(
-            f"{f_name} must return an array shaped like dout {fmt_shape(shape)}, but it returned "
-            f"{describe(value)} ({where})."
+            _("{f} must return an array shaped like dout {shape}, but it returned {what} ({where}).").format(
+                f=f_name, shape=fmt_shape(shape), what=describe(value), where=where)
         )
     if arr.dtype.kind == "f" and arr.dtype != np.float64:
         raise ToolkitInputError(
-            f"{f_name} must return float64 values, but its output has {dtype_problem(arr)}."
+            _("{f} must return float64 values, but its output has {problem}.").format(
+                f=f_name, problem=dtype_problem(arr))
         )
     if arr.shape != tuple(shape):
         raise ToolkitInputError(
-            f"dout must have the shape of {f_name}'s output, but {f_name} returned shape "
-            f"{fmt_shape(arr.shape)} ({where}) and dout has shape {fmt_shape(tuple(shape))}."
+            _("dout must have the shape of {f}'s output, but {f} returned shape "
+              "{got} ({where}) and dout has shape {shape}.").format(
+                f=f_name, got=fmt_shape(arr.shape), where=where, shape=fmt_shape(tuple(shape)))
         )
     if not np.all(np.isfinite(arr)):
         bad = int(np.sum(~np.isfinite(arr)))
         raise ToolkitInputError(
-            f"{f_name} returned {bad} NaN/inf value{'s' if bad > 1 else ''} {where}: a numerical "
-            "gradient needs finite values (overflow? log of 0? division by 0?)."
+            ngettext("{f} returned {bad} NaN/inf value {where}: a numerical "
+                     "gradient needs finite values (overflow? log of 0? division by 0?).",
+                     "{f} returned {bad} NaN/inf values {where}: a numerical "
+                     "gradient needs finite values (overflow? log of 0? division by 0?).", bad).format(
+                f=f_name, bad=bad, where=where)
         )
     # to_numpy made a fresh copy already, so an f returning a view of x cannot move with x.
     return arr.astype(np.float64, copy=False)

@@ -16,6 +16,8 @@ from __future__ import annotations
 import sys
 from collections.abc import Sequence
 
+from .i18n import N_, _
+
 __all__ = [
     "CHECK_MIME",
     "HINT_PREFIX",
@@ -28,7 +30,8 @@ __all__ = [
     "summary_hint",
 ]
 
-HINT_PREFIX = "Hint: "
+#: Shown translated (`_(HINT_PREFIX)`); nothing parses it back (the hints travel as CHECK_MIME data).
+HINT_PREFIX = N_("Hint: ")
 #: The mime type of the data beside a check's text: {"hints": [{"code": str | None, "message": str}]}.
 CHECK_MIME = "application/vnd.backprop-course.check+json"
 
@@ -46,7 +49,7 @@ def fail_line(name: str, status: str) -> str:
 def hint_line(message: str, code: str | None) -> str:
     """`    Hint: your db is 1/5 of the expected one ...  [sum-vs-mean]` (indented under its check;
     without `[code]` for a hint a test cell words itself)."""
-    return f"    {HINT_PREFIX}{message}" + (f"  [{code}]" if code else "")
+    return f"    {_(HINT_PREFIX)}{message}" + (f"  [{code}]" if code else "")
 
 
 def summary_hint(message: str, code: str) -> str:

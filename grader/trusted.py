@@ -37,6 +37,7 @@ from typing import Any
 import numpy as np
 
 from .errors import BadReturnValue, CheckFailed
+from .i18n import _, ngettext
 
 __all__ = [
     "as_array", "as_dict", "as_float", "as_items", "plain_items", "plain_ndarray", "verify_environment",
@@ -149,20 +150,24 @@ def _as_array(value: Any, what: str, shape: tuple[int, ...] | None, float64: boo
     """as_array without the environment check (for callers that made it already)."""
     __tracebackhide__ = True
     arr = plain_ndarray(value)
-    wanted = "one number" if shape == () else "one array"
-    if shape:
-        wanted += f" of shape {_fmt_shape(shape)}"
+    if shape == ():
+        wanted = _("one number")
+    else:
+        wanted = _("one array of shape {shape}").format(shape=_fmt_shape(shape)) if shape else _("one array")
     if arr is None:
-        raise BadReturnValue(f"{what} must be {wanted}, but it is {_describe(value)}.")
+        raise BadReturnValue(_("{what} must be {wanted}, but it is {got}.").format(
+            what=what, wanted=wanted, got=_describe(value)))
     if _array_dtype(arr).kind == "c":
-        raise BadReturnValue(f"{what} must hold real numbers, but it has the complex dtype {arr.dtype}.")
+        raise BadReturnValue(_("{what} must hold real numbers, but it has the complex dtype {dtype}.").format(
+            what=what, dtype=arr.dtype))
     if float64 and _array_dtype(arr) != _FLOAT64:
         raise BadReturnValue(
-            f"{what} must be a float64 array, but it has dtype {arr.dtype}; keep everything in "
-            "float64 (e.g. np.zeros(shape), .astype(np.float64))."
+            _("{what} must be a float64 array, but it has dtype {dtype}; keep everything in "
+              "float64 (e.g. np.zeros(shape), .astype(np.float64)).").format(what=what, dtype=arr.dtype)
         )
     if shape is not None and _array_shape(arr) != tuple(shape):
-        raise BadReturnValue(f"{what} must be {wanted}, but it has shape {_fmt_shape(_array_shape(arr))}.")
+        raise BadReturnValue(_("{what} must be {wanted}, but it has shape {got}.").format(
+            what=what, wanted=wanted, got=_fmt_shape(_array_shape(arr))))
     return arr.astype(_FLOAT64, copy=_array_dtype(arr) != _FLOAT64)
 
 
@@ -193,19 +198,23 @@ def as_items(value: Any, what: str, count: int, names: Iterable[str] = ()) -> tu
     __tracebackhide__ = True
     verify_environment()
     labels = ", ".join(names)
-    expected = f"{count} items ({labels})" if labels else f"{count} items"
+    expected = (_("{count} items ({labels})").format(count=count, labels=labels) if labels
+                else _("{count} items").format(count=count))
     items = plain_items(value)
     if items is None and _issubclass(_type(value), _ndarray):
         stacked = plain_ndarray(value)  # (dx, dw, db) stacked into one array is fine too
         if stacked is not None and stacked.ndim >= 1:
             items = tuple(stacked[i] for i in range(stacked.shape[0]))
     if items is None:
-        hint = " — did you forget `return`?" if value is None else ""
-        raise BadReturnValue(f"{what} must be a tuple of {expected}, but it is {_describe(value)}{hint}.")
+        hint = _(" — did you forget `return`?") if value is None else ""
+        raise BadReturnValue(_("{what} must be a tuple of {expected}, but it is {got}{hint}.").format(
+            what=what, expected=expected, got=_describe(value), hint=hint))
     n = _len(items)
     if n != count:
-        items_word = "item" if n == 1 else "items"
-        raise BadReturnValue(f"{what} must be a tuple of {expected}, but it has {n} {items_word}.")
+        raise BadReturnValue(ngettext(
+            "{what} must be a tuple of {expected}, but it has {n} item.",
+            "{what} must be a tuple of {expected}, but it has {n} items.", n).format(
+            what=what, expected=expected, n=n))
     return items
 
 
@@ -217,22 +226,25 @@ def as_dict(value: Any, what: str, keys: Iterable[str] | None = None) -> dict[st
     __tracebackhide__ = True
     verify_environment()
     if not _issubclass(_type(value), dict):
-        raise BadReturnValue(f"{what} must be a dict of name → array, but it is {_describe(value)}.")
+        raise BadReturnValue(_("{what} must be a dict of name → array, but it is {got}.").format(
+            what=what, got=_describe(value)))
     plain: dict[str, np.ndarray] = {}
     for key, item in _dict_items(value):
         if not _issubclass(_type(key), str):
-            raise BadReturnValue(f"{what} must have string keys, but one key is {_describe(key)}.")
+            raise BadReturnValue(_("{what} must have string keys, but one key is {got}.").format(
+                what=what, got=_describe(key)))
         name = _str_value(key)
         plain[name] = _as_array(item, f"{what}[{name!r}]", None, False)
     if keys is not None:
         wanted = sorted(keys)
         if sorted(plain) != wanted:
-            raise BadReturnValue(f"{what} must have exactly the keys {wanted}, but it has {sorted(plain)}.")
+            raise BadReturnValue(_("{what} must have exactly the keys {wanted}, but it has {keys}.").format(
+                what=what, wanted=wanted, keys=sorted(plain)))
     return plain
 
 
 def _fmt_shape(shape: tuple[int, ...]) -> str:
-    return "() (a scalar)" if tuple(shape) == () else str(tuple(_int(n) for n in shape))
+    return _("() (a scalar)") if tuple(shape) == () else str(tuple(_int(n) for n in shape))
 
 
 def _describe(value: Any) -> str:
@@ -241,20 +253,25 @@ def _describe(value: Any) -> str:
     if value is None:
         return "None"
     if _issubclass(kind, _ndarray):
-        return f"an array of shape {_fmt_shape(_array_shape(value))} and dtype {_array_dtype(value)}"
+        return _("an array of shape {shape} and dtype {dtype}").format(
+            shape=_fmt_shape(_array_shape(value)), dtype=_array_dtype(value))
     items = plain_items(value)
     if items is not None:
         plain = [plain_ndarray(item) for item in items]
-        word = "array" if items and all(a is not None and a.ndim > 0 for a in plain) else "item"
-        return f"a {kind.__name__} of {len(items)} {word}{'' if len(items) == 1 else 's'}"
+        if items and all(a is not None and a.ndim > 0 for a in plain):
+            text = ngettext("a {kind} of {count} array", "a {kind} of {count} arrays", len(items))
+        else:
+            text = ngettext("a {kind} of {count} item", "a {kind} of {count} items", len(items))
+        return text.format(kind=kind.__name__, count=len(items))
     if _issubclass(kind, bool | np.bool_):
-        return f"the bool {bool(plain_ndarray(value)[()])}"
+        return _("the bool {value}").format(value=bool(plain_ndarray(value)[()]))
     arr = plain_ndarray(value)
     if arr is not None and arr.ndim == 0:
-        return f"the number {_float(arr.real[()]):.6g} (a {kind.__name__})"
+        return _("the number {value} (a {type})").format(
+            value=f"{_float(arr.real[()]):.6g}", type=kind.__name__)
     if arr is not None:
-        return f"a {kind.__name__} of shape {_fmt_shape(_array_shape(arr))}"
-    return f"a {kind.__name__}"
+        return _("a {type} of shape {shape}").format(type=kind.__name__, shape=_fmt_shape(_array_shape(arr)))
+    return _("a {type}").format(type=kind.__name__)
 
 
 # ----------------------------------------------------------------------------- integrity
@@ -291,13 +308,14 @@ def environment_changes(frame: Any = None) -> list[str]:
     changes = []
     for name, (module, items) in _snapshots.items():
         if sys.modules.get(name) is not module:
-            changes.append(f"sys.modules[{name!r}] was replaced")
+            changes.append(_("sys.modules[{name}] was replaced").format(name=repr(name)))
             continue
         current = vars(module)
         for attr, obj in items.items():
             now = current.get(attr, _MISSING)
             if now is not obj:
-                changes.append(f"{name}.{attr} was {'deleted' if now is _MISSING else 'replaced'}")
+                changes.append((_("{name}.{attr} was deleted") if now is _MISSING
+                                else _("{name}.{attr} was replaced")).format(name=name, attr=attr))
     if frame is not None:
         changes += _shadowed_names(frame)
     return changes
@@ -314,9 +332,11 @@ def _shadowed_names(frame: Any) -> list[str]:
             continue
         bound = namespace[name]
         if name in _exports and bound is not _exports[name]:
-            changes.append(f"`{name}`, which the tests use, was redefined")
+            changes.append(_("`{name}`, which the tests use, was redefined").format(name=name))
         elif name in _BUILTIN_CALLABLES and callable(bound) and bound is not _BUILTIN_CALLABLES[name]:
-            changes.append(f"the builtin `{name}`, which the tests use, is shadowed by another function")
+            changes.append(_("the builtin `{name}`, which the tests use, is shadowed by another "
+                             "function").format(
+                name=name))
     return changes
 
 
@@ -340,9 +360,10 @@ def verify_environment() -> None:
         frame = frame.f_back
     changes = environment_changes(frame)
     if changes:
-        listed = "; ".join(changes[:5]) + (f"; and {len(changes) - 5} more" if len(changes) > 5 else "")
+        more = _("; and {n} more").format(n=len(changes) - 5) if len(changes) > 5 else ""
+        listed = "; ".join(changes[:5]) + more
         raise CheckFailed(
-            f"The checks cannot be trusted in this kernel: {listed}. Code in the notebook changed "
-            "functions that the checks compute with. Remove that code, restart the kernel and run "
-            "the notebook from the top."
+            _("The checks cannot be trusted in this kernel: {listed}. Code in the notebook changed "
+              "functions that the checks compute with. Remove that code, restart the kernel and run "
+              "the notebook from the top.").format(listed=listed)
         )

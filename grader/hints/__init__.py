@@ -42,6 +42,7 @@ from .._validate import (
     to_numpy,
 )
 from ..errors import ToolkitInputError
+from ..i18n import _
 from . import batch, checkers, conv, input, lstm, mask, norm, optim, rnn, scale, shape, softmax, weights
 from .context import ALMOST_RTOL as ALMOST_RTOL
 from .context import FACTOR_RTOL as FACTOR_RTOL
@@ -77,7 +78,7 @@ PROBLEMS: dict[str, Problem] = {p.name: p for module in MODULES for p in getattr
 # to it; the first Hint returned is the diagnosis. A problem's own rules come first.
 #: The generic value rules, most specific first: every module's RULES in rank order.
 GENERIC_RULES: tuple[Rule, ...] = tuple(
-    rule for _, rule in sorted((pair for module in MODULES for pair in getattr(module, "RULES", ())),
+    rule for _rank, rule in sorted((pair for module in MODULES for pair in getattr(module, "RULES", ())),
                                key=lambda pair: pair[0])
 )
 
@@ -92,10 +93,12 @@ def _checked_problem(problem: Any, shape: tuple[int, ...]) -> tuple[str | None, 
         if not isinstance(problem, dict):
             got = describe(problem)
         else:
-            got = f"a dict with the key(s) {', '.join(map(repr, problem))}" if problem else "an empty dict"
+            got = (_("a dict with the key(s) {keys}").format(keys=", ".join(map(repr, problem))) if problem
+                   else _("an empty dict"))
         raise ToolkitInputError(
-            f"problem must be None or a dict with one key, the kind of problem ({names}), holding "
-            f"that problem's dict, e.g. problem={{'conv': {{'x': x, 'w': w, ...}}}}; but got {got}."
+            _("problem must be None or a dict with one key, the kind of problem ({names}), holding "
+              "that problem's dict, e.g. problem={{'conv': {{'x': x, 'w': w, ...}}}}; but got {got}.").format(
+                names=names, got=got)
         )
     (name, value), = problem.items()
     return name, PROBLEMS[name].check(value, shape)
@@ -105,11 +108,11 @@ def _refuse(names: list[str]) -> None:
     __tracebackhide__ = True
     keywords = [p.name for p in inspect.signature(hint_args).parameters.values() if p.kind is p.KEYWORD_ONLY]
     problems = [n for n in names if n in PROBLEMS]
-    advice = (f" {', '.join(problems)} is a problem: pass problem={{'{problems[0]}': {{...}}}}." if problems
-              else "")
+    advice = (_(" {problems} is a problem: pass problem={{'{first}': {{...}}}}.").format(
+        problems=", ".join(problems), first=problems[0]) if problems else "")
     raise ToolkitInputError(
-        f"unknown keyword argument(s) {', '.join(names)}: the hint keywords are "
-        f"{', '.join(keywords)}.{advice}"
+        _("unknown keyword argument(s) {names}: the hint keywords are {keywords}.{advice}").format(
+            names=", ".join(names), keywords=", ".join(keywords), advice=advice)
     )
 
 
@@ -201,7 +204,7 @@ def diagnose_with(actual: Any, ctx: HintContext) -> Hint | None:
     own = PROBLEMS[ctx.problem_name] if ctx.problem_name else _NO_PROBLEM
     arr = to_numpy(actual)
     if arr is not None and arr.dtype.kind == "c":
-        return Hint("dtype", f"{ctx.who} has {dtype_problem(arr)}.")
+        return Hint("dtype", _("{who} has {problem}.").format(who=ctx.who, problem=dtype_problem(arr)))
     if arr is None or arr.dtype.kind not in "biuf":
         return input.not_an_array(actual, arr, ctx)
     values = arr.astype(np.float64)
@@ -209,7 +212,7 @@ def diagnose_with(actual: Any, ctx: HintContext) -> Hint | None:
         return _first((*own.shape_rules, *shape.SHAPE_RULES, shape.wrong_shape), values, ctx)
     problem = dtype_problem(arr)
     if problem is not None:
-        return Hint("dtype", f"{ctx.who} has {problem}.")
+        return Hint("dtype", _("{who} has {problem}.").format(who=ctx.who, problem=problem))
     if not np.all(np.isfinite(values)):
         return _first((*own.non_finite_rules, input.non_finite), values, ctx)
     if close(values, ctx.expected, ctx.tol):

@@ -11,6 +11,7 @@ from collections.abc import Iterator
 import numpy as np
 
 from .._validate import max_abs
+from ..i18n import N_, _
 from .context import Hint, HintContext, Rule, close, pair_tol
 
 #: The hint codes this module's rules give, and what each one means (gathered into
@@ -44,7 +45,7 @@ __all__ = [
 def _reductions(up: np.ndarray) -> Iterator[tuple[str, int | None, np.ndarray]]:
     """(how, axis, up reduced): the sum and the mean of up over each axis and over all axes."""
     for axis in [*range(up.ndim), None]:
-        for how, reduce in (("summed", np.sum), ("averaged", np.mean)):
+        for how, reduce in ((N_("summed"), np.sum), (N_("averaged"), np.mean)):
             yield how, axis, reduce(up, axis=axis)
 
 
@@ -59,7 +60,7 @@ def _matching_reduction(a: np.ndarray, up: np.ndarray) -> tuple[str, int | None]
 
 
 def _over(axis: int | None) -> str:
-    return "every axis" if axis is None else f"axis {axis}"
+    return _("every axis") if axis is None else _("axis {axis}").format(axis=axis)
 
 
 def wrong_axis_hint(a: np.ndarray, ctx: HintContext, head: str) -> Hint | None:
@@ -75,28 +76,28 @@ def wrong_axis_hint(a: np.ndarray, ctx: HintContext, head: str) -> Hint | None:
     if got is None:
         return None
     right = _matching_reduction(e, up)
-    example = ", e.g. db = dout.sum(axis=0)"
+    example = _(", e.g. db = dout.sum(axis=0)")
     if right is None:
         if a.shape == e.shape or e.shape != up.shape[1:]:
             return None
-        fix = "the expected shape is dout's without its batch axis 0: reduce over axis 0 only"
+        fix = _("the expected shape is dout's without its batch axis 0: reduce over axis 0 only")
     elif right[1] == got[1]:
         return None
     else:
-        batch = " (the batch axis)" if right[1] == 0 else ""
-        fix = f"the expected one is dout {right[0]} over {_over(right[1])}{batch}"
+        batch = _(" (the batch axis)") if right[1] == 0 else ""
+        fix = _("the expected one is dout {how} over {over}{batch}").format(
+            how=_(right[0]), over=_over(right[1]), batch=batch)
         example = example if right[1] == 0 else ""
         axes = sorted(axis for axis in (got[1], right[1]) if axis is not None)
         if a.shape == e.shape and len(axes) == 2:
-            head = (
-                f"{ctx.who} has the expected shape only because axes {axes[0]} and {axes[1]} of "
-                "dout have the same length"
-            )
+            head = _("{who} has the expected shape only because axes {first} and {second} of "
+                     "dout have the same length").format(who=ctx.who, first=axes[0], second=axes[1])
         elif a.shape == e.shape:
-            head = f"{ctx.who} has the expected shape"
+            head = _("{who} has the expected shape").format(who=ctx.who)
     return Hint(
         "wrong-axis",
-        f"{head}, and it equals the upstream gradient dout {got[0]} over {_over(got[1])}: {fix}{example}.",
+        _("{head}, and it equals the upstream gradient dout {how} over {over}: {fix}{example}.").format(
+            head=head, how=_(got[0]), over=_over(got[1]), fix=fix, example=example),
     )
 
 
@@ -122,10 +123,10 @@ def unmasked_upstream(a: np.ndarray, ctx: HintContext) -> Hint | None:
         return None
     return Hint(
         "unmasked-upstream",
-        f"{ctx.who} is exactly dout summed over the batch axis, but the expected one is not: "
-        "dout has to be changed before that sum — a ReLU mask (dout * (h > 0)) or an "
-        "activation's slope not applied on the way back — or a term is missing (a second "
-        "path, a regularisation term).",
+        _("{who} is exactly dout summed over the batch axis, but the expected one is not: "
+          "dout has to be changed before that sum — a ReLU mask (dout * (h > 0)) or an "
+          "activation's slope not applied on the way back — or a term is missing (a second "
+          "path, a regularisation term).").format(who=ctx.who),
     )
 
 
@@ -140,11 +141,12 @@ def upstream_row(a: np.ndarray, ctx: HintContext) -> Hint | None:
     for i in range(up.shape[0]):
         if close(a, up[i], tol):
             last = i == up.shape[0] - 1
-            why = " (a loop that overwrites with `=` instead of adding with `+=`?)" if last else ""
+            why = _(" (a loop that overwrites with `=` instead of adding with `+=`?)") if last else ""
             return Hint(
                 "not-summed-over-batch",
-                f"{ctx.who} equals row {i} of the upstream gradient dout (one example only): "
-                f"sum over all {up.shape[0]} rows of the batch axis{why}.",
+                _("{who} equals row {i} of the upstream gradient dout (one example only): "
+                  "sum over all {n} rows of the batch axis{why}.").format(
+                      who=ctx.who, i=i, n=up.shape[0], why=why),
             )
     return None
 
@@ -168,12 +170,14 @@ def one_example_product(a: np.ndarray, ctx: HintContext) -> Hint | None:
         if max_abs(guess) == 0 or close(e, same_form, 10 * pair_tol(e, same_form)):
             continue
         if close(a, guess, pair_tol(a, guess)):
-            which = "first" if i == 0 else "last"
+            which = _("{who} comes from the first example alone") if i == 0 else _(
+                "{who} comes from the last example alone")
             return Hint(
                 "one-example-product",
-                f"{ctx.who} comes from the {which} example alone: every row of it is a multiple of "
-                f"row {i} of dout, as in x[{i}]ᵀ·dout[{i}] (np.outer(x[{i}], dout[{i}])); a weight "
-                f"gradient adds one such product per example — over all {up.shape[0]}: dW = x.T @ dout.",
+                _("{which}: every row of it is a multiple of row {i} of dout, as in x[{i}]ᵀ·dout[{i}] "
+                  "(np.outer(x[{i}], dout[{i}])); a weight gradient adds one such product per example "
+                  "— over all {n}: dW = x.T @ dout.").format(
+                      which=which.format(who=ctx.who), i=i, n=up.shape[0]),
             )
     return None
 
@@ -208,18 +212,20 @@ def _one_example_hint(a: np.ndarray, ctx: HintContext, row: int, code: str, labe
     n_rows = ctx.expected.shape[0]
     index = 0 if row == 0 else n_rows - 1
     if max_abs(rest) <= ctx.tol:
-        detail = f"zero in the other {n_rows - 1} rows"
+        detail = _("zero in the other {n} rows").format(n=n_rows - 1)
     else:
-        detail = f"wrong in every other row ({n_rows - 1} rows)"
+        detail = _("wrong in every other row ({n} rows)").format(n=n_rows - 1)
     cause = (
-        "a loop that overwrites instead of accumulating, or that keeps only its last step?"
+        _("a loop that overwrites instead of accumulating, or that keeps only its last step?")
         if row == -1
-        else "loop over all N examples or vectorise over the batch axis (x[0] used?)."
+        else _("loop over all N examples or vectorise over the batch axis (x[0] used?).")
     )
+    right = (_("{who} is right for the first example (row {index})") if label == "first"
+             else _("{who} is right for the last example (row {index})"))
     return Hint(
         code,
-        f"{ctx.who} is right for the {label} example (row {index}) but {detail}: only "
-        f"one example is handled — {cause}",
+        _("{right} but {detail}: only one example is handled — {cause}").format(
+            right=right.format(who=ctx.who, index=index), detail=detail, cause=cause),
     )
 
 

@@ -22,6 +22,7 @@ from .._validate import (
     require_finite,
 )
 from ..errors import ToolkitInputError
+from ..i18n import _
 
 __all__ = [
     "ALMOST_RTOL",
@@ -106,7 +107,8 @@ def context_for(expected: np.ndarray, args: HintArgs, name: str | None) -> HintC
         kind = "gradient" if name is None or is_gradient_name(name) else "value"
     scale = max_abs(expected)
     return HintContext(
-        who=f"your {name}" if name else "your answer", expected=expected, scale=scale, tol=RTOL * scale,
+        who=_("your {name}").format(
+            name=name) if name else _("your answer"), expected=expected, scale=scale, tol=RTOL * scale,
         kind=kind, batch=args.batch, mask=args.mask, upstream=args.upstream, layer=args.layer,
         weights=args.weights, reg=args.reg, problem=args.problem, problem_name=args.problem_name,
     )
@@ -133,9 +135,9 @@ def checked_weights(weights: Any, shape: tuple[int, ...]) -> np.ndarray | None:
     square = w.ndim == 2 and w.shape[0] == w.shape[1] and trailing_block(shape, w.shape[0])
     if w.shape != tuple(shape) and not square:
         raise ToolkitInputError(
-            f"weights must be a matrix W shaped like expected, {fmt_shape(shape)} (for dW), or a "
-            f"square (K, K) one, K the size of expected's last axes (for dx = dout @ W.T), but it "
-            f"has shape {fmt_shape(w.shape)}."
+            _("weights must be a matrix W shaped like expected, {shape} (for dW), or a "
+              "square (K, K) one, K the size of expected's last axes (for dx = dout @ W.T), but it "
+              "has shape {got}.").format(shape=fmt_shape(shape), got=fmt_shape(w.shape))
         )
     return w
 
@@ -152,7 +154,8 @@ def checked_reg(reg: Any) -> float | None:
         return None
     ok = isinstance(reg, int | float | np.integer | np.floating) and not isinstance(reg, bool | np.bool_)
     if not ok or not np.isfinite(float(reg)) or float(reg) < 0:
-        raise ToolkitInputError(f"reg must be None or a number ≥ 0, but got {describe(reg)}.")
+        raise ToolkitInputError(_("reg must be None or a number ≥ 0, but got {what}.").format(
+            what=describe(reg)))
     return float(reg)
 
 
@@ -188,8 +191,8 @@ def checked_layer_pair(x: Any, out: Any, shape: tuple[int, ...]) -> tuple[np.nda
     for what, arr in zip(("layer_input", "layer_output"), pair, strict=True):
         if arr.shape != shape:
             raise ToolkitInputError(
-                f"{what} must have the shape of expected, {fmt_shape(shape)}, but it has shape "
-                f"{fmt_shape(arr.shape)}."
+                _("{what} must have the shape of expected, {shape}, but it has shape {got}.").format(
+                    what=what, shape=fmt_shape(shape), got=fmt_shape(arr.shape))
             )
     return pair
 

@@ -40,6 +40,7 @@ from numpy.lib.stride_tricks import sliding_window_view
 
 from .._validate import fmt_shape
 from ..errors import ToolkitInputError
+from ..i18n import N_, _
 from .context import Hint, HintContext, close, mistake_matches, pair_tol, problem_of
 from .problem import Problem, checked_mapping, expected_shape_in, finite_array, int_at_least
 
@@ -76,9 +77,9 @@ def checked_conv(conv: Any, shape: tuple[int, ...] | None = None) -> ConvProblem
     fits = x.ndim == 4 and w.ndim == 4 and w.shape[1] == x.shape[1]
     if not fits or x.shape[2] + 2 * pad < w.shape[2] or x.shape[3] + 2 * pad < w.shape[3]:
         raise ToolkitInputError(
-            f"conv['x'] must be (N, C, H, W) and conv['w'] (F, C, HH, WW) with the same C and a kernel "
-            f"no larger than the padded input, but they have shapes {fmt_shape(x.shape)} and "
-            f"{fmt_shape(w.shape)} (pad {pad})."
+            _("conv['x'] must be (N, C, H, W) and conv['w'] (F, C, HH, WW) with the same C and a kernel "
+              "no larger than the padded input, but they have shapes {x} and {w} (pad {pad}).").format(
+                x=fmt_shape(x.shape), w=fmt_shape(w.shape), pad=pad)
         )
     b = finite_array(spec["b"], "conv['b']", (w.shape[0],))
     p = ConvProblem(x, w, b, None, stride, pad)
@@ -118,8 +119,8 @@ def checked_pool(pool: Any, shape: tuple[int, ...] | None = None) -> PoolProblem
     stride = int_at_least(spec["stride"], "pool['stride']", 1)
     if x.ndim != 4 or x.shape[2] < ph or x.shape[3] < pw:
         raise ToolkitInputError(
-            f"pool['x'] must be (N, C, H, W) with H ≥ pool_height and W ≥ pool_width ({ph} × {pw}), "
-            f"but it has shape {fmt_shape(x.shape)}."
+            _("pool['x'] must be (N, C, H, W) with H ≥ pool_height and W ≥ pool_width ({ph} × {pw}), "
+              "but it has shape {got}.").format(ph=ph, pw=pw, got=fmt_shape(x.shape))
         )
     p = PoolProblem(x, None, ph, pw, stride)
     if spec.get("dout") is not None:
@@ -234,13 +235,13 @@ def _conv_which(ctx: HintContext) -> tuple[str, dict[str, np.ndarray]] | None:
 
 
 _FLIP_WHERE = {
-    "out": "the forward's product of each window with w: the kernel lies on the window as it is, "
-    "entry (k, l) on the window's entry (k, l)",
-    "dx": "how w enters dx: each output's gradient goes back to its window weighted by w as it lay "
-    "on the window in the forward pass (written as a correlation of the zero-padded dout, that "
-    "needs the kernel rotated by 180°, once)",
-    "dw": "the indices of the window you pair with dout: dw[f, c, k, l] collects the input entries "
-    "at offset (k, l) of each window, not at (HH − 1 − k, WW − 1 − l)",
+    "out": N_("the forward's product of each window with w: the kernel lies on the window as it is, "
+              "entry (k, l) on the window's entry (k, l)"),
+    "dx": N_("how w enters dx: each output's gradient goes back to its window weighted by w as it lay "
+             "on the window in the forward pass (written as a correlation of the zero-padded dout, that "
+             "needs the kernel rotated by 180°, once)"),
+    "dw": N_("the indices of the window you pair with dout: dw[f, c, k, l] collects the input entries "
+             "at offset (k, l) of each window, not at (HH − 1 − k, WW − 1 − l)"),
 }
 
 
@@ -254,9 +255,9 @@ def flipped_kernel(a: np.ndarray, ctx: HintContext) -> Hint | None:
         return None
     return Hint(
         "conv-flipped-kernel",
-        f"{ctx.who} is what a true convolution gives, with the kernel flipped (w[:, :, ::-1, ::-1]): "
-        "this layer is a cross-correlation, as every framework computes it. Look at "
-        f"{_FLIP_WHERE[name]}.",
+        _("{who} is what a true convolution gives, with the kernel flipped (w[:, :, ::-1, ::-1]): "
+          "this layer is a cross-correlation, as every framework computes it. Look at "
+          "{where}.").format(who=ctx.who, where=_(_FLIP_WHERE[name])),
     )
 
 
@@ -267,7 +268,8 @@ def stride_ignored(a: np.ndarray, ctx: HintContext) -> Hint | None:
         return None
     name, right = found
     s = problem_of(ctx, ConvProblem).stride
-    steps = {(1, 1): "row i, column j", (1, s): f"row i, column j·{s}", (s, 1): f"row i·{s}, column j"}
+    steps = {(1, 1): _("row i, column j"), (1, s): _("row i, column j·{s}").format(s=s),
+             (s, 1): _("row i·{s}, column j").format(s=s)}
     where = next(
         (
             w
@@ -280,10 +282,11 @@ def stride_ignored(a: np.ndarray, ctx: HintContext) -> Hint | None:
         return None
     return Hint(
         "conv-stride-ignored",
-        f"{ctx.who} is what you get when the backward pass puts output (i, j)'s window at {where} "
-        f"of the padded input instead of row i·{s}, column j·{s} (stride = {s}): each "
-        "output's gradient goes back to the window it was computed from. Look at where the "
-        "backward's window starts (the loop indices, or the positions of its im2col).",
+        _("{who} is what you get when the backward pass puts output (i, j)'s window at {where} "
+          "of the padded input instead of row i·{s}, column j·{s} (stride = {s}): each "
+          "output's gradient goes back to the window it was computed from. Look at where the "
+          "backward's window starts (the loop indices, or the positions of its im2col).").format(
+            who=ctx.who, where=where, s=s),
     )
 
 
@@ -296,31 +299,33 @@ def _padding_not_removed(a: np.ndarray, ctx: HintContext) -> Hint | None:
     q = p.pad
     inner = a[:, :, q:-q, q:-q]
     verdict = (
-        "its inside is exactly the expected dx"
+        _("its inside is exactly the expected dx")
         if close(inner, e, pair_tol(inner, e))
-        else "its inside is not the expected dx yet either, so check the rest too"
+        else _("its inside is not the expected dx yet either, so check the rest too")
     )
     return Hint(
         "conv-padding-not-removed",
-        f"{ctx.who} has shape {fmt_shape(a.shape)}, the shape of the padded input (pad = {q} on "
-        f"every side), but dx must be shaped like x, {fmt_shape(e.shape)}: the padding is not part "
-        f"of the input, so its gradient is dropped — remove the {q} padded rows and columns on each "
-        f"side of the padded gradient ({verdict}).",
+        _("{who} has shape {got}, the shape of the padded input (pad = {pad} on "
+          "every side), but dx must be shaped like x, {want}: the padding is not part "
+          "of the input, so its gradient is dropped — remove the {pad} padded rows and columns on each "
+          "side of the padded gradient ({verdict}).").format(
+            who=ctx.who, got=fmt_shape(a.shape), pad=q, want=fmt_shape(e.shape), verdict=verdict),
     )
 
 
 def _stride_one_out(a: np.ndarray, ctx: HintContext) -> Hint | None:
     """The shape hint for an out of the shape a stride-1 convolution has."""
     p = problem_of(ctx, ConvProblem)
-    n, f, _, _ = p.out_shape
-    (_, _, h, w), (_, _, kh, kw), q = p.x.shape, p.w.shape, p.pad
+    n, f = p.out_shape[:2]
+    (h, w), (kh, kw), q = p.x.shape[2:], p.w.shape[2:], p.pad
     if p.stride == 1 or a.shape != (n, f, h + 2 * q - kh + 1, w + 2 * q - kw + 1):
         return None
     return Hint(
         "conv-stride-ignored",
-        f"{ctx.who} has shape {fmt_shape(a.shape)}, that of a convolution with stride 1, but the "
-        f"stride is {p.stride}: the expected out is {fmt_shape(ctx.expected.shape)}, H' = 1 + "
-        "(H + 2·pad − HH) // stride. Look at how far the window moves between two outputs.",
+        _("{who} has shape {got}, that of a convolution with stride 1, but the "
+          "stride is {stride}: the expected out is {want}, H' = 1 + "
+          "(H + 2·pad − HH) // stride. Look at how far the window moves between two outputs.").format(
+            who=ctx.who, got=fmt_shape(a.shape), stride=p.stride, want=fmt_shape(ctx.expected.shape)),
     )
 
 
@@ -341,14 +346,15 @@ def _db_not_summed(a: np.ndarray, ctx: HintContext) -> Hint | None:
 
 def _db_hint(a: np.ndarray, ctx: HintContext, kept: tuple[int, ...]) -> Hint:
     """not-summed-over-batch for a conv db that kept the axes `kept` of dout."""
-    words = {0: "the batch", 2: "the rows", 3: "the columns"}
-    left = " and ".join(words[ax] for ax in kept)
+    words = {0: _("the batch"), 2: _("the rows"), 3: _("the columns")}
+    left = _(" and ").join(words[ax] for ax in kept)
     return Hint(
         "not-summed-over-batch",
-        f"{ctx.who} has shape {fmt_shape(a.shape)}, but db has one entry per filter, "
-        f"{fmt_shape(ctx.expected.shape)}: it still has an axis for {left}. b[f] is added to every "
-        "output position of every example, so its gradient sums dout over the batch and over "
-        "every position of the output.",
+        _("{who} has shape {got}, but db has one entry per filter, "
+          "{want}: it still has an axis for {left}. b[f] is added to every "
+          "output position of every example, so its gradient sums dout over the batch and over "
+          "every position of the output.").format(
+            who=ctx.who, got=fmt_shape(a.shape), want=fmt_shape(ctx.expected.shape), left=left),
     )
 
 
@@ -450,15 +456,16 @@ def pool_every_element(a: np.ndarray, ctx: HintContext) -> Hint | None:
     if found is None:
         return None
     how = (
-        "added to every element of its window"
+        _("added to every element of its window")
         if found == "every"
-        else "shared equally among its window's elements (as an average pool's)"
+        else _("shared equally among its window's elements (as an average pool's)")
     )
     return Hint(
         "pool-every-element",
-        f"{ctx.who} is what you get with each window's gradient {how}: the output of a max pool is "
-        "the window's maximum alone, so only that element (where x equals the output) receives "
-        "dout; the others get 0. Look at the line that adds dout into the window of dx.",
+        _("{who} is what you get with each window's gradient {how}: the output of a max pool is "
+          "the window's maximum alone, so only that element (where x equals the output) receives "
+          "dout; the others get 0. Look at the line that adds dout into the window of dx.").format(
+            who=ctx.who, how=how),
     )
 
 
@@ -468,10 +475,10 @@ def pool_first_element(a: np.ndarray, ctx: HintContext) -> Hint | None:
         return None
     return Hint(
         "pool-first-element",
-        f"{ctx.who} is what you get with each window's gradient sent to the window's first "
-        "(top-left) element: it belongs to the window's maximum, wherever that lies. Look at how "
-        "the position inside the window is found (an argmax over the flattened window has to be "
-        "turned back into a row and a column, np.unravel_index).",
+        _("{who} is what you get with each window's gradient sent to the window's first "
+          "(top-left) element: it belongs to the window's maximum, wherever that lies. Look at how "
+          "the position inside the window is found (an argmax over the flattened window has to be "
+          "turned back into a row and a column, np.unravel_index).").format(who=ctx.who),
     )
 
 
@@ -484,10 +491,10 @@ def pool_overwrite(a: np.ndarray, ctx: HintContext) -> Hint | None:
     s, ph, pw = pool.stride, pool.height, pool.width
     return Hint(
         "pool-overwrite",
-        f"{ctx.who} is what you get when each window's gradient is written with `=`: with stride "
-        f"{s} and {ph} × {pw} windows, neighbouring windows overlap, and an element that is the "
-        "maximum of several windows receives the gradient of each of them. Look at the line that "
-        "writes into dx: add (+=) instead of assigning.",
+        _("{who} is what you get when each window's gradient is written with `=`: with stride "
+          "{s} and {ph} × {pw} windows, neighbouring windows overlap, and an element that is the "
+          "maximum of several windows receives the gradient of each of them. Look at the line that "
+          "writes into dx: add (+=) instead of assigning.").format(who=ctx.who, s=s, ph=ph, pw=pw),
     )
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._validate import fmt_index
+from ..i18n import _
 from .context import FACTOR_RTOL
 
 __all__ = ["at_index", "first_index", "fmt_factor", "fmt_pair"]
@@ -27,7 +28,7 @@ def fmt_pair(expected: float, got: float) -> str:
         e, g = f"{float(expected):.{digits}g}", f"{float(got):.{digits}g}"
         if e != g:
             break
-    return f"{e}, got {g}"
+    return _("{expected}, got {got}").format(expected=e, got=g)
 
 
 def first_index(mask: np.ndarray) -> tuple[int, ...]:
@@ -37,4 +38,4 @@ def first_index(mask: np.ndarray) -> tuple[int, ...]:
 
 def at_index(index: tuple[int, ...]) -> str:
     """' at [1, 2]', or '' for the (only) entry of a 0-d array."""
-    return f" at {fmt_index(index)}" if index else ""
+    return _(" at {index}").format(index=fmt_index(index)) if index else ""

@@ -37,6 +37,7 @@ import numpy as np
 
 from .._validate import describe, fmt_shape
 from ..errors import ToolkitInputError
+from ..i18n import N_, _
 from .context import Hint, HintContext, close, mistake_matches, pair_tol, problem_of
 from .problem import Problem, checked_mapping, expected_shape_in, finite_array
 
@@ -66,7 +67,7 @@ LSTM_KEYS = {
 }
 
 
-_LSTM_FORMS = (
+_LSTM_FORMS = N_(
     "x (N, T, D), h0 (N, H), Wx (D, 4H), Wh (H, 4H), b (4H,), dh (N, T, H) for a sequence, or "
     "x (N, D), prev_h, prev_c (N, H), Wx, Wh, b, dnext_h, dnext_c (N, H) for one step"
 )
@@ -79,14 +80,15 @@ def checked_lstm(lstm: Any, shape: tuple[int, ...] | None = None) -> LstmProblem
     if lstm is None:
         return None
     if not isinstance(lstm, Mapping):
-        raise ToolkitInputError(f"lstm must be a dict with {_LSTM_FORMS}, but got {describe(lstm)}.")
+        raise ToolkitInputError(_("lstm must be a dict with {forms}, but got {got}.").format(
+            forms=_(_LSTM_FORMS), got=describe(lstm)))
     step = "prev_h" in lstm or "prev_c" in lstm
     what = "lstm (one step)" if step else "lstm (a sequence)"
     spec = checked_mapping(lstm, what, *LSTM_KEYS[step])
     optional = LSTM_KEYS[step][1]
     arr = {k: finite_array(v, f"lstm['{k}']") for k, v in spec.items() if v is not None or k not in optional}
     if step and ("dnext_h" in arr) != ("dnext_c" in arr):
-        raise ToolkitInputError("lstm (one step) needs dnext_h and dnext_c together (or neither).")
+        raise ToolkitInputError(_("lstm (one step) needs dnext_h and dnext_c together (or neither)."))
     x = arr["x"][:, None, :] if step and arr["x"].ndim == 2 else arr["x"]
     h0 = arr["prev_h" if step else "h0"]
     up = arr.get("dnext_h" if step else "dh")
@@ -94,7 +96,9 @@ def checked_lstm(lstm: Any, shape: tuple[int, ...] | None = None) -> LstmProblem
         up = up[:, None, :]
     if not _lstm_fits(x, h0, arr, up, step):
         given = ", ".join(f"{k} {fmt_shape(v.shape)}" for k, v in arr.items())
-        raise ToolkitInputError(f"the arrays of lstm do not fit together ({given}); expected {_LSTM_FORMS}.")
+        raise ToolkitInputError(
+            _("the arrays of lstm do not fit together ({given}); expected {forms}.").format(
+                given=given, forms=_(_LSTM_FORMS)))
     c0 = arr["prev_c"] if step else np.zeros_like(h0)
     dc = None if up is None else (arr["dnext_c"] if step else np.zeros_like(h0))
     p = LstmProblem(x, h0, c0, arr["Wx"], arr["Wh"], arr["b"], up, dc, step)
@@ -269,7 +273,7 @@ def _which(ctx: HintContext) -> tuple[str, np.ndarray] | None:
     if problem_of(ctx, LstmProblem) is None:
         return None
     e = ctx.expected
-    for name, (value, *_) in _solve(problem_of(ctx, LstmProblem)).items():
+    for name, (value, *_shares) in _solve(problem_of(ctx, LstmProblem)).items():
         if value.shape == e.shape and close(value, e, pair_tol(value, e)):
             return name, value
     return None
@@ -289,7 +293,7 @@ def _fits(a: np.ndarray, ctx: HintContext, *variants: Variant) -> tuple[str, Var
 
 def _through(name: str, direct: tuple[str, ...]) -> str:
     """' (it reaches your dx through ...)' unless the mistake is in this quantity's own line."""
-    return "" if name in direct else " (it reaches this quantity through the gradients passed back)"
+    return "" if name in direct else _(" (it reaches this quantity through the gradients passed back)")
 
 
 def _order_text(order: tuple[int, ...]) -> str:
@@ -298,11 +302,11 @@ def _order_text(order: tuple[int, ...]) -> str:
     for gate, block in enumerate(order):
         names[block] = GATES[gate]
     text = ", ".join(names)
-    return text + (" — PyTorch's order" if text == "i, f, g, o" else "")
+    return text + (_(" — PyTorch's order") if text == "i, f, g, o" else "")
 
 
 _WRONG_ORDERS = [o for o in permutations(range(4)) if o != _RIGHT_ORDER]
-_LAYOUT = (
+_LAYOUT = N_(
     "here a[:, :H] is the input gate i, a[:, H:2H] the forget gate f, a[:, 2H:3H] the output gate o "
     "and a[:, 3H:] the candidate g (the tanh one)"
 )
@@ -314,18 +318,20 @@ def gate_order(a: np.ndarray, ctx: HintContext) -> Hint | None:
     if found is not None:
         return Hint(
             "lstm-gate-order",
-            f"{ctx.who} is what you get with the gates read from the blocks of a in the order "
-            f"{_order_text(found[1].order)}: {_LAYOUT}. Look at the lines that slice a into the "
-            "gates (and, in the backward pass, where each gate's gradient goes back into da).",
+            _("{who} is what you get with the gates read from the blocks of a in the order "
+              "{order}: {layout}. Look at the lines that slice a into the "
+              "gates (and, in the backward pass, where each gate's gradient goes back into da).").format(
+                who=ctx.who, order=_order_text(found[1].order), layout=_(_LAYOUT)),
         )
     found = _fits(a, ctx, *(Variant(back_order=o) for o in _WRONG_ORDERS))
     if found is None:
         return None
     return Hint(
         "lstm-gate-order",
-        f"{ctx.who} is what you get when the forward pass slices the gates right but the backward "
-        f"pass puts their gradients back into da in the order {_order_text(found[1].back_order)}: "
-        f"da must have the layout of a: {_LAYOUT}. Look at the line that puts da together.",
+        _("{who} is what you get when the forward pass slices the gates right but the backward "
+          "pass puts their gradients back into da in the order {order}: "
+          "da must have the layout of a: {layout}. Look at the line that puts da together.").format(
+            who=ctx.who, order=_order_text(found[1].back_order), layout=_(_LAYOUT)),
     )
 
 
@@ -336,10 +342,10 @@ def no_tanh_c_path(a: np.ndarray, ctx: HintContext) -> Hint | None:
         return None
     return Hint(
         "lstm-no-tanh-c-path",
-        f"{ctx.who} is what you get when the cell state's gradient only receives dnext_c: "
-        "next_h = o·tanh(next_c) depends on next_c too, so before you use the cell gradient (for "
-        "di, df, dg and dprev_c) add what reaches next_c from dnext_h through the output gate and "
-        "the tanh. Look at the line that computes the total gradient of next_c.",
+        _("{who} is what you get when the cell state's gradient only receives dnext_c: "
+          "next_h = o·tanh(next_c) depends on next_c too, so before you use the cell gradient (for "
+          "di, df, dg and dprev_c) add what reaches next_c from dnext_h through the output gate and "
+          "the tanh. Look at the line that computes the total gradient of next_c.").format(who=ctx.who),
     )
 
 
@@ -350,10 +356,10 @@ def no_forget_in_dprev_c(a: np.ndarray, ctx: HintContext) -> Hint | None:
         return None
     return Hint(
         "lstm-no-forget-in-dprev-c",
-        f"{ctx.who} is what you get when dprev_c is the cell gradient itself"
-        f"{_through(found[0], ('dprev_c',))}: "
-        "next_c = f·prev_c + i·g, so the gradient reaching prev_c is scaled by the forget gate, "
-        "elementwise. Look at the line that computes dprev_c.",
+        _("{who} is what you get when dprev_c is the cell gradient itself{through}: "
+          "next_c = f·prev_c + i·g, so the gradient reaching prev_c is scaled by the forget gate, "
+          "elementwise. Look at the line that computes dprev_c.").format(
+            who=ctx.who, through=_through(found[0], ("dprev_c",))),
     )
 
 
@@ -364,23 +370,24 @@ def no_cell_carry(a: np.ndarray, ctx: HintContext) -> Hint | None:
         return None
     return Hint(
         "lstm-no-cell-carry",
-        f"{ctx.who} is what you get when each step's backward starts from a zero cell gradient: "
-        "c_t is used by step t+1 (c_(t+1) = f·c_t + i·g), so step t must receive the dprev_c that "
-        "step t+1 returned, just as it receives dprev_h. Look at the loop over the steps in "
-        "reverse: carry the cell gradient from one step to the one before, like the hidden one.",
+        _("{who} is what you get when each step's backward starts from a zero cell gradient: "
+          "c_t is used by step t+1 (c_(t+1) = f·c_t + i·g), so step t must receive the dprev_c that "
+          "step t+1 returned, just as it receives dprev_h. Look at the loop over the steps in "
+          "reverse: carry the cell gradient from one step to the one before, like the hidden one.").format(
+            who=ctx.who),
     )
 
 
 _C_WHERE = {
-    "forward": "in the forward pass: next_h is the output gate times tanh(next_c), not next_c itself. "
-    "Look at the line that computes next_h",
-    "do": "in the output gate's gradient: o multiplies tanh(next_c) in next_h, so do is dnext_h "
-    "times that. Look at the line that computes do",
-    "slope": "in the tanh's slope on the way from next_h to next_c: the slope of tanh at next_c is "
-    "1 − tanh(next_c)², from the tanh's output. Look at the line that adds dnext_h's share to the "
-    "cell gradient",
-    "both": "in the backward pass, twice: in the output gate's gradient do and in the tanh's slope "
-    "1 − tanh(next_c)² on the way to the cell gradient. Look at those two lines",
+    "forward": N_("in the forward pass: next_h is the output gate times tanh(next_c), not next_c itself. "
+                  "Look at the line that computes next_h"),
+    "do": N_("in the output gate's gradient: o multiplies tanh(next_c) in next_h, so do is dnext_h "
+             "times that. Look at the line that computes do"),
+    "slope": N_("in the tanh's slope on the way from next_h to next_c: the slope of tanh at next_c is "
+                "1 − tanh(next_c)², from the tanh's output. Look at the line that adds dnext_h's share to "
+                "the cell gradient"),
+    "both": N_("in the backward pass, twice: in the output gate's gradient do and in the tanh's slope "
+               "1 − tanh(next_c)² on the way to the cell gradient. Look at those two lines"),
 }
 
 
@@ -391,8 +398,8 @@ def c_for_tanh_c(a: np.ndarray, ctx: HintContext) -> Hint | None:
         return None
     return Hint(
         "lstm-c-for-tanh-c",
-        f"{ctx.who} is what you get with next_c where tanh(next_c) belongs, "
-        f"{_C_WHERE[found[1].c_for_tanh_c]}.",
+        _("{who} is what you get with next_c where tanh(next_c) belongs, {where}.").format(
+            who=ctx.who, where=_(_C_WHERE[found[1].c_for_tanh_c])),
     )
 
 
@@ -407,9 +414,9 @@ def one_step(a: np.ndarray, ctx: HintContext) -> Hint | None:
         if mistake_matches(a, total, shares[t]):
             return Hint(
                 "lstm-one-step",
-                f"{ctx.who} is the share of time step t = {t} alone (of {len(shares)} steps): the "
-                "same weights are used at every step, so add (+=) every step's share instead of "
-                "overwriting it (=).",
+                _("{who} is the share of time step t = {t} alone (of {steps} steps): the "
+                  "same weights are used at every step, so add (+=) every step's share instead of "
+                  "overwriting it (=).").format(who=ctx.who, t=t, steps=len(shares)),
             )
     return None
 

@@ -13,6 +13,7 @@ from collections.abc import Callable
 import numpy as np
 
 from .._validate import max_abs
+from ..i18n import N_, _
 from .context import Hint, HintContext, Rule, close, pair_tol
 from .format import fmt_factor
 
@@ -64,8 +65,9 @@ def slope_from_input(a: np.ndarray, ctx: HintContext) -> Hint | None:
         if close(ctx.expected, right, pair_tol(ctx.expected, right)) and close(a, used, pair_tol(a, used)):
             return Hint(
                 "slope-from-input",
-                f"{ctx.who} takes the {layer} slope from the layer's input, {wrong}, but it is "
-                f"{formula}, a function of the output: use the out cached by the forward pass.",
+                _("{who} takes the {layer} slope from the layer's input, {wrong}, but it is "
+                  "{formula}, a function of the output: use the out cached by the forward pass.").format(
+                    who=ctx.who, layer=layer, wrong=wrong, formula=formula),
             )
     return None
 
@@ -90,9 +92,9 @@ def mask_from_dout(a: np.ndarray, ctx: HintContext) -> Hint | None:
         return None
     return Hint(
         "mask-from-dout",
-        f"{ctx.who} is 0 wherever dout is negative and dout elsewhere: your mask comes from "
-        "dout (dout > 0, or np.maximum(dout, 0)); the ReLU mask comes from the forward input, "
-        "x > 0 (cache x in the forward pass): dx = dout * (x > 0).",
+        _("{who} is 0 wherever dout is negative and dout elsewhere: your mask comes from "
+          "dout (dout > 0, or np.maximum(dout, 0)); the ReLU mask comes from the forward input, "
+          "x > 0 (cache x in the forward pass): dx = dout * (x > 0).").format(who=ctx.who),
     )
 
 
@@ -134,7 +136,7 @@ _LAYERS: tuple[tuple[str, Callable[[np.ndarray], np.ndarray], Callable[..., np.n
         "ReLU",
         lambda x: np.maximum(x, 0),
         lambda x, out: (x > 0).astype(np.float64),
-        "the mask (x > 0)",
+        N_("the mask (x > 0)"),
         "dx = dout * (x > 0)",
     ),
 )
@@ -148,7 +150,7 @@ def _layer_kind(ctx: HintContext) -> tuple[str, np.ndarray, str, str] | None:
     if ctx.layer is None:
         if ctx.mask is None:
             return None
-        return "ReLU", ctx.mask.astype(np.float64), "the mask (x > 0)", "dx = dout * (x > 0)"
+        return "ReLU", ctx.mask.astype(np.float64), N_("the mask (x > 0)"), "dx = dout * (x > 0)"
     x, out = ctx.layer
     for name, forward, slope, formula, right in _LAYERS:
         y = forward(x)
@@ -177,8 +179,9 @@ def forgot_dout(a: np.ndarray, ctx: HintContext) -> Hint | None:
         return None
     return Hint(
         "forgot-dout",
-        f"{ctx.who} is the {layer}'s local slope, {formula}, alone: the upstream gradient dout is "
-        f"missing — the chain rule multiplies the two: {right_form}.",
+        _("{who} is the {layer}'s local slope, {formula}, alone: the upstream gradient dout is "
+          "missing — the chain rule multiplies the two: {right}.").format(
+            who=ctx.who, layer=layer, formula=_(formula), right=right_form),
     )
 
 
@@ -209,9 +212,9 @@ def inverted_mask(a: np.ndarray, ctx: HintContext) -> Hint | None:
             return None
     return Hint(
         "inverted-mask",
-        f"{ctx.who} is 0 exactly where the expected one lets dout through and non-zero exactly where "
-        "it is 0: the mask is inverted — ReLU passes the gradient where x > 0 (x <= 0 and x < 0 "
-        "block it): dx = dout * (x > 0).",
+        _("{who} is 0 exactly where the expected one lets dout through and non-zero exactly where "
+          "it is 0: the mask is inverted — ReLU passes the gradient where x > 0 (x <= 0 and x < 0 "
+          "block it): dx = dout * (x > 0).").format(who=ctx.who),
     )
 
 
@@ -228,24 +231,24 @@ def masked(a: np.ndarray, ctx: HintContext) -> Hint | None:
     if wrong_in == wrong_out:
         return None
     side = m if wrong_in else ~m
-    count = f"{int(wrong[side].sum())} of the {int(side.sum())} entries"
+    count = _("{wrong} of the {size} entries").format(wrong=int(wrong[side].sum()), size=int(side.sum()))
     ratio = _ratio_note(a[side], ctx.expected[side])
     if wrong_out:
         if max_abs(ctx.expected[~m]) <= ctx.tol:
-            fix = "the expected one is 0 there: apply the mask (e.g. dout * (x > 0))"
+            fix = _("the expected one is 0 there: apply the mask (e.g. dout * (x > 0))")
         else:
-            fix = "the mask is not applied, or the wrong slope is used there"
+            fix = _("the mask is not applied, or the wrong slope is used there")
         return Hint(
             "mask",
-            f"{ctx.who} is right where the mask is True but wrong at {count} where it is False"
-            f"{ratio}; {fix}.",
+            _("{who} is right where the mask is True but wrong at {count} where it is False"
+              "{ratio}; {fix}.").format(who=ctx.who, count=count, ratio=ratio, fix=fix),
         )
     return Hint(
         "mask",
-        f"{ctx.who} is right where the mask is False but wrong at {count} where it is True"
-        f"{ratio}: wrong only where the mask applies — the slope taken at the wrong place "
-        "(from the output instead of the input?) or the mask multiplied by the wrong array "
-        "(x instead of dout?).",
+        _("{who} is right where the mask is False but wrong at {count} where it is True"
+          "{ratio}: wrong only where the mask applies — the slope taken at the wrong place "
+          "(from the output instead of the input?) or the mask multiplied by the wrong array "
+          "(x instead of dout?).").format(who=ctx.who, count=count, ratio=ratio),
     )
 
 
@@ -258,16 +261,18 @@ def zero_pattern(a: np.ndarray, ctx: HintContext) -> Hint | None:
     if not wrong[~blocked].any():
         return Hint(
             "mask",
-            f"{ctx.who} is right wherever the expected one is non-zero, but not 0 at "
-            f"{int(wrong[blocked].sum())} of the {int(blocked.sum())} entries where it is 0: "
-            "the gradient is not blocked there — a mask not applied (ReLU where x ≤ 0, "
-            "max-pool outside the max, dropped units).",
+            _("{who} is right wherever the expected one is non-zero, but not 0 at "
+              "{wrong} of the {size} entries where it is 0: "
+              "the gradient is not blocked there — a mask not applied (ReLU where x ≤ 0, "
+              "max-pool outside the max, dropped units).").format(
+                who=ctx.who, wrong=int(wrong[blocked].sum()), size=int(blocked.sum())),
         )
     if not wrong[blocked].any() and wrong[~blocked].all():
         return Hint(
             "mask",
-            f"{ctx.who} is 0 exactly where the expected one is, but wrong at every other entry: "
-            "the mask is right, what it multiplies (or the slope) is not — dout, not x?",
+            _("{who} is 0 exactly where the expected one is, but wrong at every other entry: "
+              "the mask is right, what it multiplies (or the slope) is not — dout, not x?").format(
+                  who=ctx.who),
         )
     return None
 
@@ -280,7 +285,7 @@ def _ratio_note(a: np.ndarray, e: np.ndarray) -> str:
     c = float(np.vdot(a, e)) / ee
     if c == 0 or not close(a, c * e, pair_tol(a, e)):
         return ""
-    return f" (there it is {fmt_factor(c)} times the expected one)"
+    return _(" (there it is {factor} times the expected one)").format(factor=fmt_factor(c))
 
 
 #: This module's value rules with their rank among all the generic ones (grader.hints asks

@@ -48,6 +48,7 @@ import numpy as np
 
 from .._validate import describe, fmt_shape
 from ..errors import ToolkitInputError
+from ..i18n import _
 from .context import Hint, HintContext, close, mistake_matches, pair_tol, problem_of
 from .problem import Problem, checked_mapping, expected_shape_in, finite_array, number_in
 
@@ -94,7 +95,8 @@ def _matrix_and_params(
     x = finite_array(spec["x"], f"{what}['x']")
     if x.ndim != 2 or x.shape[0] < 1 or x.shape[1] < 1:
         raise ToolkitInputError(
-            f"{what}['x'] must be a matrix (N, D), but it has shape {fmt_shape(x.shape)}."
+            _("{what}['x'] must be a matrix (N, D), but it has shape {got}.").format(
+                what=what, got=fmt_shape(x.shape))
         )
     return x, [finite_array(spec[k], f"{what}['{k}']", (x.shape[1],)) for k in names]
 
@@ -111,8 +113,8 @@ def checked_norm(norm: Any, shape: tuple[int, ...] | None = None) -> NormProblem
     axis = spec.get("axis", 0)
     if isinstance(axis, bool | np.bool_) or axis not in (0, 1):
         raise ToolkitInputError(
-            f"norm['axis'] must be 0 (batchnorm: statistics over the batch) or 1 (layernorm: over "
-            f"each example's features), but got {describe(axis)}."
+            _("norm['axis'] must be 0 (batchnorm: statistics over the batch) or 1 (layernorm: over "
+              "each example's features), but got {got}.").format(got=describe(axis))
         )
     expected_shape_in(
         shape, [x.shape, gamma.shape], "norm", "out or dx (like x), or dgamma or dbeta (like gamma)"
@@ -129,7 +131,7 @@ def checked_norm_test(norm_test: Any, shape: tuple[int, ...] | None = None) -> N
     spec = checked_mapping(norm_test, "norm_test", ("x", *names), ("eps",))
     x, (gamma, beta, mean, var) = _matrix_and_params(spec, "norm_test", names)
     if np.any(var < 0):
-        raise ToolkitInputError("norm_test['running_var'] must be ≥ 0 everywhere (it is a variance).")
+        raise ToolkitInputError(_("norm_test['running_var'] must be ≥ 0 everywhere (it is a variance)."))
     eps = number_in(spec.get("eps", 1e-5), "norm_test['eps']", 0.0)
     expected_shape_in(shape, [x.shape], "norm_test", "the test-mode out (like x)")
     return NormTestProblem(x, gamma, beta, mean, var, eps)
@@ -258,7 +260,8 @@ def _fits(a: np.ndarray, ctx: HintContext, names: tuple[str, ...], *variants: di
 def _over(p: NormProblem, axis: int) -> str:
     """'the batch (N = 5 examples)' or "each example's features (D = 4)"."""
     n, d = p.x.shape
-    return f"the batch (N = {n} examples)" if axis == 0 else f"each example's features (D = {d})"
+    return (_("the batch (N = {n} examples)").format(n=n) if axis == 0
+            else _("each example's features (D = {d})").format(d=d))
 
 
 def unbiased_variance(a: np.ndarray, ctx: HintContext) -> Hint | None:
@@ -267,19 +270,20 @@ def unbiased_variance(a: np.ndarray, ctx: HintContext) -> Hint | None:
     if p is None or p.x.shape[p.axis] < 2:
         return None
     if _fits(a, ctx, ("out", "dx", "dgamma"), {"ddof": 1}, {"ddof": 1, "back_ddof": 0}) is not None:
-        where = "the line that computes the variance in the forward pass"
+        where = _("the line that computes the variance in the forward pass")
     elif _fits(a, ctx, ("dx",), {"back_ddof": 1}) is not None:
-        where = "the n in the backward pass's variance term (the forward's variance is right)"
+        where = _("the n in the backward pass's variance term (the forward's variance is right)")
     else:
         return None
     p = problem_of(ctx, NormProblem)
     n = p.x.shape[p.axis]
     return Hint(
         "norm-unbiased-variance",
-        f"{ctx.who} is what the unbiased variance gives (the squared deviations divided by "
-        f"{n} − 1 = {n - 1} instead of {n}): {_LAYER[p.axis]} normalises with the biased variance, "
-        f"the plain mean of (x − μ)² over {_over(p, p.axis)}. Look at {where} "
-        "(np.var and x.var divide by n by default, ddof=0).",
+        _("{who} is what the unbiased variance gives (the squared deviations divided by "
+          "{n} − 1 = {n_minus_1} instead of {n}): {layer} normalises with the biased variance, "
+          "the plain mean of (x − μ)² over {over}. Look at {where} "
+          "(np.var and x.var divide by n by default, ddof=0).").format(
+            who=ctx.who, n=n, n_minus_1=n - 1, layer=_LAYER[p.axis], over=_over(p, p.axis), where=where),
     )
 
 
@@ -293,15 +297,14 @@ def wrong_norm_axis(a: np.ndarray, ctx: HintContext) -> Hint | None:
         return None
     return Hint(
         "norm-wrong-axis",
-        f"{ctx.who} takes the mean and variance over {_over(p, other)}, axis {other}, instead of "
-        f"over {_over(p, p.axis)}, axis {p.axis}: {_LAYER[p.axis]} "
-        + (
-            "normalises each feature across the examples of the batch"
-            if p.axis == 0
-            else "normalises each example across its own features"
-        )
-        + ". Look at the axis= of the mean and the variance (keepdims=True keeps the shapes "
-        "broadcasting), and of every sum over them in the backward pass.",
+        _("{who} takes the mean and variance over {wrong_over}, axis {other}, instead of "
+          "over {over}, axis {axis}: {layer} {normalises}. Look at the axis= of the mean and the "
+          "variance (keepdims=True keeps the shapes broadcasting), and of every sum over them in the "
+          "backward pass.").format(
+            who=ctx.who, wrong_over=_over(p, other), other=other, over=_over(p, p.axis), axis=p.axis,
+            layer=_LAYER[p.axis],
+            normalises=_("normalises each feature across the examples of the batch") if p.axis == 0
+            else _("normalises each example across its own features")),
     )
 
 
@@ -312,10 +315,11 @@ def no_mean_path(a: np.ndarray, ctx: HintContext) -> Hint | None:
     n = problem_of(ctx, NormProblem).x.shape[problem_of(ctx, NormProblem).axis]
     return Hint(
         "norm-no-mean-path",
-        f"{ctx.who} is missing the gradient that flows through the mean μ: μ depends on every "
-        f"one of the {n} entries it averages, so each of them also receives a share of dμ "
-        "(the gradient of the loss with respect to μ), besides the direct term dxhat/σ and the "
-        "variance's share. Look at the line that adds up dx: compute dμ and add its share.",
+        _("{who} is missing the gradient that flows through the mean μ: μ depends on every "
+          "one of the {n} entries it averages, so each of them also receives a share of dμ "
+          "(the gradient of the loss with respect to μ), besides the direct term dxhat/σ and the "
+          "variance's share. Look at the line that adds up dx: compute dμ and add its share.").format(
+            who=ctx.who, n=n),
     )
 
 
@@ -325,10 +329,11 @@ def no_variance_path(a: np.ndarray, ctx: HintContext) -> Hint | None:
         return None
     return Hint(
         "norm-no-variance-path",
-        f"{ctx.who} is missing the gradient that flows through the variance: σ² is computed from "
-        "every entry it normalises, so each of them also receives a share of dvar (the gradient "
-        "of the loss with respect to the variance), besides the direct term and the mean's share. "
-        "Look at where dvar is computed and whether its term is added into dx (and into dμ).",
+        _("{who} is missing the gradient that flows through the variance: σ² is computed from "
+          "every entry it normalises, so each of them also receives a share of dvar (the gradient "
+          "of the loss with respect to the variance), besides the direct term and the mean's share. "
+          "Look at where dvar is computed and whether its term is added into dx (and into dμ).").format(
+            who=ctx.who),
     )
 
 
@@ -346,9 +351,10 @@ def batch_stats_at_test(a: np.ndarray, ctx: HintContext) -> Hint | None:
         return None
     return Hint(
         "norm-batch-stats-at-test",
-        f"{ctx.who} is normalised with this batch's own mean and variance: in test mode batchnorm "
-        "uses running_mean and running_var (what training accumulated), so an example's output "
-        "does not depend on the other examples in its batch. Look at the branch for mode 'test'.",
+        _("{who} is normalised with this batch's own mean and variance: in test mode batchnorm "
+          "uses running_mean and running_var (what training accumulated), so an example's output "
+          "does not depend on the other examples in its batch. Look at the branch for mode 'test'.").format(
+            who=ctx.who),
     )
 
 
@@ -372,9 +378,10 @@ def momentum_swapped(a: np.ndarray, ctx: HintContext) -> Hint | None:
         return None
     return Hint(
         "running-momentum-swapped",
-        f"{ctx.who} gives the two shares the other way round: with momentum = {m:g} the old "
-        f"running value keeps the share {m:g} and this batch's statistic gets {1 - m:.3g}, so the "
-        "average changes slowly. Look at which of the two momentum multiplies.",
+        _("{who} gives the two shares the other way round: with momentum = {m} the old "
+          "running value keeps the share {m} and this batch's statistic gets {rest}, so the "
+          "average changes slowly. Look at which of the two momentum multiplies.").format(
+            who=ctx.who, m=f"{m:g}", rest=f"{1 - m:.3g}"),
     )
 
 
@@ -385,9 +392,10 @@ def not_updated(a: np.ndarray, ctx: HintContext) -> Hint | None:
         return None
     return Hint(
         "running-not-updated",
-        f"{ctx.who} is still the old running value: every train-mode call must move the running "
-        "mean and variance towards this batch's statistics and store them back in the param dict "
-        "(bn_param['running_mean'] = ..., not only a local variable). Look at where they are written.",
+        _("{who} is still the old running value: every train-mode call must move the running "
+          "mean and variance towards this batch's statistics and store them back in the param dict "
+          "(bn_param['running_mean'] = ..., not only a local variable). Look at where they are "
+          "written.").format(who=ctx.who),
     )
 
 

@@ -33,6 +33,7 @@ import numpy as np
 
 from .._validate import describe, fmt_shape
 from ..errors import ToolkitInputError
+from ..i18n import N_, _
 from .context import Hint, HintContext, close, mistake_matches, pair_tol, problem_of
 from .problem import Problem, checked_mapping, expected_shape_in, finite_array, number_in
 
@@ -72,8 +73,9 @@ def checked_optim(optim: Any, shape: tuple[int, ...] | None = None) -> OptimProb
     rule = spec["rule"]
     if not isinstance(rule, str) or rule not in OPTIM_DEFAULTS:
         raise ToolkitInputError(
-            f"optim['rule'] must be one of {', '.join(map(repr, OPTIM_DEFAULTS))}, but got {describe(rule)}"
-            f"{f' ({rule!r})' if isinstance(rule, str) else ''}."
+            _("optim['rule'] must be one of {rules}, but got {got}{repr}.").format(
+                rules=", ".join(map(repr, OPTIM_DEFAULTS)), got=describe(rule),
+                repr=f" ({rule!r})" if isinstance(rule, str) else "")
         )
     w = finite_array(spec["w"], "optim['w']")
     grads = _grads(spec["grads"], w.shape)
@@ -89,13 +91,14 @@ def _grads(value: Any, shape: tuple[int, ...]) -> np.ndarray:
     __tracebackhide__ = True
     if isinstance(value, list | tuple):
         if not value:
-            raise ToolkitInputError("optim['grads'] must hold at least one gradient, but it is empty.")
+            raise ToolkitInputError(_("optim['grads'] must hold at least one gradient, but it is empty."))
         return np.stack([finite_array(g, f"optim['grads'][{i}]", shape) for i, g in enumerate(value)])
     grads = finite_array(value, "optim['grads']")
     if grads.shape[1:] != tuple(shape) or grads.ndim == 0 or grads.shape[0] < 1:
         raise ToolkitInputError(
-            f"optim['grads'] must be a list of K arrays shaped like w, {fmt_shape(shape)}, or one array "
-            f"(K, *w.shape), but it has shape {fmt_shape(grads.shape)}."
+            _("optim['grads'] must be a list of K arrays shaped like w, {shape}, or one array "
+              "(K, *w.shape), but it has shape {got}.").format(
+                  shape=fmt_shape(shape), got=fmt_shape(grads.shape))
         )
     return grads
 
@@ -212,12 +215,12 @@ def _right(ctx: HintContext, rules: tuple[str, ...]) -> np.ndarray | None:
 
 #: The state that may be left out of config, per rule: (keys, how the message names them).
 _RESETS = {
-    "sgd_momentum": [(("velocity",), "the velocity (config['velocity'])")],
-    "rmsprop": [(("cache",), "the cache (config['cache'])")],
+    "sgd_momentum": [(("velocity",), N_("the velocity (config['velocity'])"))],
+    "rmsprop": [(("cache",), N_("the cache (config['cache'])"))],
     "adam": [
-        (("m", "v", "t"), "m, v and t"),
-        (("t",), "the step count t"),
-        (("m", "v"), "m and v"),
+        (("m", "v", "t"), N_("m, v and t")),
+        (("t",), N_("the step count t")),
+        (("m", "v"), N_("m and v")),
     ],
 }
 
@@ -231,10 +234,11 @@ def state_not_kept(a: np.ndarray, ctx: HintContext) -> Hint | None:
         if _is(a, ctx, right, trajectory(problem_of(ctx, OptimProblem), reset=keys)):
             return Hint(
                 "optim-state-not-kept",
-                f"{ctx.who} is what you get when {what} is not carried from one call to the next: "
-                f"after the first of the {right.shape[0]} steps, each step starts again from the "
-                "initial state, as if it were the first. Store the updated state in config before "
-                "returning it (the caller passes that config back on the next call).",
+                _("{who} is what you get when {what} is not carried from one call to the next: "
+                  "after the first of the {steps} steps, each step starts again from the "
+                  "initial state, as if it were the first. Store the updated state in config before "
+                  "returning it (the caller passes that config back on the next call).").format(
+                    who=ctx.who, what=_(what), steps=right.shape[0]),
             )
     return None
 
@@ -247,16 +251,17 @@ def sign_flipped(a: np.ndarray, ctx: HintContext) -> Hint | None:
     if _is(a, ctx, right, trajectory(problem_of(ctx, OptimProblem), mistake="direction")):
         return Hint(
             "momentum-sign",
-            f"{ctx.who} moves every step the opposite way from the expected one, uphill (along the "
-            "gradient): the velocity must point against dw, and next_w moves w along the velocity. "
-            "Check the signs in the velocity update and in next_w (one of them is flipped).",
+            _("{who} moves every step the opposite way from the expected one, uphill (along the "
+              "gradient): the velocity must point against dw, and next_w moves w along the velocity. "
+              "Check the signs in the velocity update and in next_w (one of them is flipped).").format(
+                  who=ctx.who),
         )
     if _is(a, ctx, right, trajectory(problem_of(ctx, OptimProblem), mistake="momentum-term")):
         return Hint(
             "momentum-sign",
-            f"{ctx.who} reverses the old velocity at every step: the momentum term must carry "
-            "the velocity on in its own direction (a positive momentum times v). Look at the sign "
-            "in front of momentum in the velocity update.",
+            _("{who} reverses the old velocity at every step: the momentum term must carry "
+              "the velocity on in its own direction (a positive momentum times v). Look at the sign "
+              "in front of momentum in the velocity update.").format(who=ctx.who),
         )
     return None
 
@@ -268,9 +273,9 @@ def no_sqrt(a: np.ndarray, ctx: HintContext) -> Hint | None:
         return None
     return Hint(
         "rmsprop-no-sqrt",
-        f"{ctx.who} divides the step by the cache itself: cache is a running mean of dw², a "
-        "squared size, so the step is scaled by its square root (a running RMS of the gradient, "
-        "in the units of dw). Look at the denominator of the update.",
+        _("{who} divides the step by the cache itself: cache is a running mean of dw², a "
+          "squared size, so the step is scaled by its square root (a running RMS of the gradient, "
+          "in the units of dw). Look at the denominator of the update.").format(who=ctx.who),
     )
 
 
@@ -282,20 +287,20 @@ def no_bias_correction(a: np.ndarray, ctx: HintContext) -> Hint | None:
         return None
     return Hint(
         "adam-no-bias-correction",
-        f"{ctx.who} uses m and v without the bias correction: both start at zero, so in the first "
-        "steps they are much smaller than the gradient's running moments; Adam divides that bias "
-        "out with the step count t. Look at the lines that compute m_hat and v_hat.",
+        _("{who} uses m and v without the bias correction: both start at zero, so in the first "
+          "steps they are much smaller than the gradient's running moments; Adam divides that bias "
+          "out with the step count t. Look at the lines that compute m_hat and v_hat.").format(who=ctx.who),
     )
 
 
 def _t_after_use_hint(ctx: HintContext) -> Hint:
     t0 = problem_of(ctx, OptimProblem).config["t"]
-    nan = " (from t = 0, the first correction divides by zero: NaN)" if t0 == 0 else ""
+    nan = _(" (from t = 0, the first correction divides by zero: NaN)") if t0 == 0 else ""
     return Hint(
         "adam-t-after-use",
-        f"{ctx.who} makes the bias correction with the step count before it is incremented{nan}: "
-        "increase t first (t = 1 on the first call), then use it in the bias correction. Look at "
-        "where `t += 1` (or config['t'] + 1) sits in your update.",
+        _("{who} makes the bias correction with the step count before it is incremented{nan}: "
+          "increase t first (t = 1 on the first call), then use it in the bias correction. Look at "
+          "where `t += 1` (or config['t'] + 1) sits in your update.").format(who=ctx.who, nan=nan),
     )
 
 

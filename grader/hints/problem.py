@@ -19,6 +19,7 @@ import numpy as np
 
 from .._validate import describe, float64_array, fmt_shape, require_finite
 from ..errors import ToolkitInputError
+from ..i18n import _
 from .context import Rule
 
 __all__ = ["Problem", "checked_mapping", "expected_shape_in", "finite_array", "int_at_least", "number_in"]
@@ -45,16 +46,20 @@ class Problem:
 def checked_mapping(value: Any, what: str, required: tuple[str, ...], optional: tuple[str, ...]) -> Mapping:
     """value as a mapping with every required key and no unknown one, or ToolkitInputError."""
     __tracebackhide__ = True
-    keys = ", ".join(required) + (f" (and optionally {', '.join(optional)})" if optional else "")
+    keys = ", ".join(required) + (_(" (and optionally {keys})").format(
+        keys=", ".join(optional)) if optional else "")
     if not isinstance(value, Mapping):
-        raise ToolkitInputError(f"{what} must be a dict with {keys}, but got {describe(value)}.")
+        raise ToolkitInputError(_("{what} must be a dict with {keys}, but got {got}.").format(
+            what=what, keys=keys, got=describe(value)))
     missing = [k for k in required if k not in value]
     unknown = sorted(str(k) for k in value if k not in required + optional)
     if missing or unknown:
         problem = (
-            f"it lacks {', '.join(missing)}" if missing else f"it has the unknown key(s) {', '.join(unknown)}"
+            _("it lacks {keys}").format(keys=", ".join(missing)) if missing
+            else _("it has the unknown key(s) {keys}").format(keys=", ".join(unknown))
         )
-        raise ToolkitInputError(f"{what} must be a dict with {keys}, but {problem}.")
+        raise ToolkitInputError(_("{what} must be a dict with {keys}, but {problem}.").format(
+            what=what, keys=keys, problem=problem))
     return value
 
 
@@ -65,7 +70,8 @@ def finite_array(value: Any, what: str, shape: tuple[int, ...] | None = None) ->
     require_finite(arr, what)
     if shape is not None and arr.shape != tuple(shape):
         raise ToolkitInputError(
-            f"{what} must have shape {fmt_shape(shape)}, but it has shape {fmt_shape(arr.shape)}."
+            _("{what} must have shape {shape}, but it has shape {got}.").format(
+                what=what, shape=fmt_shape(shape), got=fmt_shape(arr.shape))
         )
     return arr
 
@@ -75,8 +81,10 @@ def number_in(value: Any, what: str, low: float, high: float = np.inf) -> float:
     __tracebackhide__ = True
     ok = isinstance(value, int | float | np.integer | np.floating) and not isinstance(value, bool | np.bool_)
     if not ok or not np.isfinite(float(value)) or not low <= float(value) <= high:
-        span = f"≥ {low:g}" if high == np.inf else f"in [{low:g}, {high:g}]"
-        raise ToolkitInputError(f"{what} must be a number {span}, but got {describe(value)}.")
+        span = (_("≥ {low}").format(low=f"{low:g}") if high == np.inf
+                else _("in [{low}, {high}]").format(low=f"{low:g}", high=f"{high:g}"))
+        raise ToolkitInputError(_("{what} must be a number {span}, but got {got}.").format(
+            what=what, span=span, got=describe(value)))
     return float(value)
 
 
@@ -86,10 +94,10 @@ def expected_shape_in(
     """Raise when expected's shape (None: not known yet) is none of `allowed`."""
     __tracebackhide__ = True
     if shape is not None and tuple(shape) not in allowed:
-        shapes = " or ".join(fmt_shape(s) for s in allowed)
+        shapes = _(" or ").join(fmt_shape(s) for s in allowed)
         raise ToolkitInputError(
-            f"with {what}, expected must be {of}, of shape {shapes}, but it has shape "
-            f"{fmt_shape(tuple(shape))}."
+            _("with {what}, expected must be {of}, of shape {shapes}, but it has shape {got}.").format(
+                what=what, of=of, shapes=shapes, got=fmt_shape(tuple(shape)))
         )
 
 
@@ -97,6 +105,7 @@ def int_at_least(value: Any, what: str, low: int) -> int:
     """An int ≥ low (NumPy ints accepted, bools refused), or ToolkitInputError."""
     __tracebackhide__ = True
     if isinstance(value, bool | np.bool_) or not isinstance(value, int | np.integer) or value < low:
-        raise ToolkitInputError(f"{what} must be an int ≥ {low}, but got {describe(value)}.")
+        raise ToolkitInputError(_("{what} must be an int ≥ {low}, but got {got}.").format(
+            what=what, low=low, got=describe(value)))
     return int(value)
 

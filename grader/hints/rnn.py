@@ -19,6 +19,7 @@ import numpy as np
 
 from .._validate import describe, float64_array, fmt_shape, require_finite
 from ..errors import ToolkitInputError
+from ..i18n import _
 from .context import Hint, HintContext, close, pair_tol, problem_of
 from .problem import Problem
 
@@ -56,8 +57,8 @@ def checked_rnn(rnn: Any, shape: tuple[int, ...] | None = None) -> RnnProblem | 
         return None
     if not hasattr(rnn, "keys") or not any(all(k in rnn for k in keys) for keys in RNN_KEYS):
         raise ToolkitInputError(
-            "rnn must be a dict with x, h0, Wx, Wh, b, dh (a sequence) or x, prev_h, Wx, Wh, b, "
-            f"dnext_h (one step), but got {describe(rnn)}."
+            _("rnn must be a dict with x, h0, Wx, Wh, b, dh (a sequence) or x, prev_h, Wx, Wh, b, "
+              "dnext_h (one step), but got {got}.").format(got=describe(rnn))
         )
     keys = RNN_KEYS[0] if all(k in rnn for k in RNN_KEYS[0]) else RNN_KEYS[1]
     arrays = []
@@ -75,8 +76,9 @@ def checked_rnn(rnn: Any, shape: tuple[int, ...] | None = None) -> RnnProblem | 
     if not ok:
         shapes = ", ".join(f"{k} {fmt_shape(np.shape(rnn[k]))}" for k in keys)
         raise ToolkitInputError(
-            f"the arrays of rnn do not fit together ({shapes}); expected x (N, T, D), h0 (N, H), "
-            "Wx (D, H), Wh (H, H), b (H,), dh (N, T, H) (or x (N, D), prev_h, dnext_h (N, H))."
+            _("the arrays of rnn do not fit together ({shapes}); expected x (N, T, D), h0 (N, H), "
+              "Wx (D, H), Wh (H, H), b (H,), dh (N, T, H) (or x (N, D), prev_h, dnext_h (N, H)).").format(
+                shapes=shapes)
         )
     return RnnProblem(x, h0, wx, wh, b, dh, step=keys is RNN_KEYS[1])
 
@@ -138,7 +140,7 @@ def _which(ctx: HintContext) -> tuple[str, dict[str, list[np.ndarray]]] | None:
         return None
     right = _bptt(problem_of(ctx, RnnProblem))
     e = ctx.expected
-    for name, (total, *_) in right.items():
+    for name, (total, *_shares) in right.items():
         if total.shape == e.shape and close(total, e, pair_tol(total, e)):
             return name, right
     return None
@@ -159,9 +161,9 @@ def no_carry(a: np.ndarray, ctx: HintContext) -> Hint | None:
         return None
     return Hint(
         "rnn-no-carry",
-        f"{ctx.who} is what you get when each step only receives dh[:, t]: the gradient reaching "
-        "h_t also comes from step t+1 — feed step t with dh[:, t] plus the dprev_h that step t+1 "
-        "returned (nothing comes after the last step).",
+        _("{who} is what you get when each step only receives dh[:, t]: the gradient reaching "
+          "h_t also comes from step t+1 — feed step t with dh[:, t] plus the dprev_h that step t+1 "
+          "returned (nothing comes after the last step).").format(who=ctx.who),
     )
 
 
@@ -176,9 +178,9 @@ def one_step_share(a: np.ndarray, ctx: HintContext) -> Hint | None:
         if _matches(a, total, shares[t]):
             return Hint(
                 "rnn-one-step",
-                f"{ctx.who} is the share of time step t = {t} alone (of {len(shares)} steps): the "
-                "same weights are used at every step, so add (+=) every step's share instead of "
-                "overwriting it (=).",
+                _("{who} is the share of time step t = {t} alone (of {steps} steps): the "
+                  "same weights are used at every step, so add (+=) every step's share instead of "
+                  "overwriting it (=).").format(who=ctx.who, t=t, steps=len(shares)),
             )
     return None
 
@@ -191,12 +193,13 @@ def slope_after_matmul(a: np.ndarray, ctx: HintContext) -> Hint | None:
     name, right = found
     if not _matches(a, right[name][0], _bptt(problem_of(ctx, RnnProblem), slope_after=True)[name][0]):
         return None
-    via = "" if name in ("dprev_h", "dh0") else " (it reaches this gradient through the dprev_h passed back)"
+    via = "" if name in ("dprev_h", "dh0") else _(
+        " (it reaches this gradient through the dprev_h passed back)")
     return Hint(
         "rnn-slope-after-matmul",
-        f"{ctx.who} applies tanh's slope after the product with Wh{via}: (dnext_h @ Wh.T) * "
-        "(1 − next_h²) instead of first da = dnext_h * (1 − next_h²), then dprev_h = da @ Wh.T — "
-        "the slope belongs to this step's own tanh, before the weights.",
+        _("{who} applies tanh's slope after the product with Wh{via}: (dnext_h @ Wh.T) * "
+          "(1 − next_h²) instead of first da = dnext_h * (1 − next_h²), then dprev_h = da @ Wh.T — "
+          "the slope belongs to this step's own tanh, before the weights.").format(who=ctx.who, via=via),
     )
 
 

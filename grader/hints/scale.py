@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._validate import fmt_index, fmt_num, max_abs
+from ..i18n import _, ngettext
 from .context import ALMOST_RTOL, Hint, HintContext, Rule, close, pair_tol
 from .format import at_index, first_index, fmt_factor, fmt_pair
 
@@ -55,26 +56,26 @@ def zero(a: np.ndarray, ctx: HintContext) -> Hint | None:
     big = first_index(np.abs(ctx.expected) == ctx.scale)
     exact = max_abs(a) == 0
     if a.ndim == 0:
-        got = "0" if exact else f"{fmt_num(float(a))}, practically 0,"
-        head = f"{ctx.who} is {got} but the expected one is {fmt_num(float(ctx.expected))}"
+        got = "0" if exact else _("{value}, practically 0,").format(value=fmt_num(float(a)))
+        head = _("{who} is {got} but the expected one is {expected}").format(
+            who=ctx.who, got=got, expected=fmt_num(float(ctx.expected)))
     else:
-        zeros = "all zeros" if exact else f"all (nearly) zeros, at most {fmt_num(max_abs(a))},"
-        head = (
-            f"{ctx.who} is {zeros} but the expected one is not "
-            f"(e.g. {fmt_num(ctx.expected[big])}{at_index(big)})"
-        )
+        zeros = _("all zeros") if exact else _("all (nearly) zeros, at most {value},").format(
+            value=fmt_num(max_abs(a)))
+        head = _("{who} is {zeros} but the expected one is not (e.g. {example}{at})").format(
+            who=ctx.who, zeros=zeros, example=fmt_num(ctx.expected[big]), at=at_index(big))
     if ctx.kind == "value":
         return Hint(
             "zero",
-            f"{head}: the value is never computed or gets lost — a result not assigned or not "
-            "returned, a factor that is 0 (a coefficient, a weight, an integer division such as "
-            "1 // 2) or a term left out.",
+            _("{head}: the value is never computed or gets lost — a result not assigned or not "
+              "returned, a factor that is 0 (a coefficient, a weight, an integer division such as "
+              "1 // 2) or a term left out.").format(head=head),
         )
     return Hint(
         "zero",
-        f"{head}: no gradient reaches it — a path blocked or not propagated (the initial "
-        "np.zeros returned unchanged?), or a value overwritten with `=` where `+=` should add "
-        "to it.",
+        _("{head}: no gradient reaches it — a path blocked or not propagated (the initial "
+          "np.zeros returned unchanged?), or a value overwritten with `=` where `+=` should add "
+          "to it.").format(head=head),
     )
 
 
@@ -83,22 +84,21 @@ def should_be_zero(a: np.ndarray, ctx: HintContext) -> Hint | None:
     if ctx.scale != 0:
         return None
     if a.ndim == 0:
-        head = f"the expected value is zero, but {ctx.who} is {fmt_num(float(a))}"
+        head = _("the expected value is zero, but {who} is {value}").format(
+            who=ctx.who, value=fmt_num(float(a)))
     else:
         big = first_index(np.abs(a) == max_abs(a))
-        head = (
-            f"the expected value is zero everywhere, but {ctx.who} is not "
-            f"(e.g. {fmt_num(a[big])}{at_index(big)})"
-        )
+        head = _("the expected value is zero everywhere, but {who} is not (e.g. {example}{at})").format(
+            who=ctx.who, example=fmt_num(a[big]), at=at_index(big))
     if ctx.kind == "value":
         return Hint(
             "should-be-zero",
-            f"{head}: a term that vanishes in this case is not zero in yours (a coefficient such "
-            "as reg = 0 not applied, or a term that should cancel).",
+            _("{head}: a term that vanishes in this case is not zero in yours (a coefficient such "
+              "as reg = 0 not applied, or a term that should cancel).").format(head=head),
         )
     return Hint(
         "should-be-zero",
-        f"{head} — nothing flows back here: is a mask or a blocked path missing?",
+        _("{head} — nothing flows back here: is a mask or a blocked path missing?").format(head=head),
     )
 
 
@@ -118,8 +118,8 @@ def sign(a: np.ndarray, ctx: HintContext) -> Hint | None:
         return None
     return Hint(
         "sign",
-        f"{ctx.who} has the right magnitude but the opposite sign everywhere: look for a "
-        "missing or extra minus (d(a − b)/db = −1, d(−x) = −dx, loss vs. −loss).",
+        _("{who} has the right magnitude but the opposite sign everywhere: look for a "
+          "missing or extra minus (d(a − b)/db = −1, d(−x) = −dx, loss vs. −loss).").format(who=ctx.who),
     )
 
 
@@ -133,17 +133,18 @@ def sum_vs_mean(a: np.ndarray, ctx: HintContext) -> Hint | None:
         return None
     also = ""
     if n == 2:
-        also = " (or a missing path)" if divided else " (or a path counted twice)"
+        also = _(" (or a missing path)") if divided else _(" (or a path counted twice)")
     if divided:
         return Hint(
             "sum-vs-mean",
-            f"{who} is 1/{n} of the expected one, and {n} is the batch size: sum over the "
-            f"batch instead of averaging (or you divided by N twice){also}.",
+            _("{who} is 1/{n} of the expected one, and {n} is the batch size: sum over the "
+              "batch instead of averaging (or you divided by N twice){also}.").format(
+                  who=who, n=n, also=also),
         )
     return Hint(
         "sum-vs-mean",
-        f"{who} is {n} times the expected one, and {n} is the batch size: divide by N "
-        f"where the loss averages over the batch (mean, not sum){also}.",
+        _("{who} is {n} times the expected one, and {n} is the batch size: divide by N "
+          "where the loss averages over the batch (mean, not sum){also}.").format(who=who, n=n, also=also),
     )
 
 
@@ -152,16 +153,16 @@ def scale_of_two(a: np.ndarray, ctx: HintContext) -> Hint | None:
     if _times(a, ctx, 2):
         return Hint(
             "scale",
-            f"{ctx.who} is 2 times the expected one, twice too big: a path counted twice, a missing "
-            "½ (0.5, e.g. in 0.5·reg·‖W‖², whose derivative is reg·W), or a difference divided "
-            "by h instead of 2h.",
+            _("{who} is 2 times the expected one, twice too big: a path counted twice, a missing "
+              "½ (0.5, e.g. in 0.5·reg·‖W‖², whose derivative is reg·W), or a difference divided "
+              "by h instead of 2h.").format(who=ctx.who),
         )
     if _times(a, ctx, 0.5):
         return Hint(
             "scale",
-            f"{ctx.who} is 1/2 of the expected one, half as big: a missing path (a variable used "
-            "twice needs both contributions added), a dropped factor 2 (d(x²)/dx = 2x), or a "
-            "difference divided by 2h instead of h.",
+            _("{who} is 1/2 of the expected one, half as big: a missing path (a variable used "
+              "twice needs both contributions added), a dropped factor 2 (d(x²)/dx = 2x), or a "
+              "difference divided by 2h instead of h.").format(who=ctx.who),
         )
     return None
 
@@ -173,11 +174,12 @@ def any_scale(a: np.ndarray, ctx: HintContext) -> Hint | None:
     significant = int(np.sum(np.abs(e) > ALMOST_RTOL * ctx.scale))
     if significant < 2 or abs(c - 1) <= ALMOST_RTOL or not _times(a, ctx, c):
         return None
-    flipped = " (with the sign flipped)" if c < 0 else ""
+    flipped = _(" (with the sign flipped)") if c < 0 else ""
     return Hint(
         "scale",
-        f"{ctx.who} is {fmt_factor(c)} times the expected one in every entry{flipped}: a constant "
-        "factor is off — a scale, a 1/N, a regularisation strength or a temperature.",
+        _("{who} is {factor} times the expected one in every entry{flipped}: a constant "
+          "factor is off — a scale, a 1/N, a regularisation strength or a temperature.").format(
+            who=ctx.who, factor=fmt_factor(c), flipped=flipped),
     )
 
 
@@ -201,20 +203,20 @@ def constant_offset(a: np.ndarray, ctx: HintContext) -> Hint | None:
     if abs(c) <= _offset_floor(a, ctx) or not close(d, np.full(d.shape, c), tol) or np.ptp(e) <= 10 * tol:
         return None
     if ctx.kind == "value":
-        causes = (
+        causes = _(
             "a term added (or missing) once — a constant in the formula or the loss, a "
             "scalar added where an array was meant, the regularisation counted twice"
         )
     else:
-        causes = (
+        causes = _(
             "a term added (or missing) that does not depend on the entry — a scalar added "
             "where an array was meant (+ reg instead of + reg·W), a constant subtracted "
             "from every entry (the 1 of a one-hot term)"
         )
     return Hint(
         "offset",
-        f"{ctx.who} is off by the same constant {c:+.3g} in every entry (yours minus the "
-        f"expected one): {causes}.",
+        _("{who} is off by the same constant {offset} in every entry (yours minus the "
+          "expected one): {causes}.").format(who=ctx.who, offset=f"{c:+.3g}", causes=causes),
     )
 
 
@@ -231,11 +233,12 @@ def row_offset(a: np.ndarray, ctx: HintContext) -> Hint | None:
     if close(e, np.broadcast_to(e.mean(axis=0), e.shape), 10 * tol):
         return None  # expected has identical rows: an equal difference in every row is no evidence
     shown = ", ".join(fmt_num(v) for v in row.ravel()[:4]) + (", ..." if row.size > 4 else "")
-    bias = "a bias" if ctx.kind == "value" else "a per-column term (a bias's gradient?)"
+    bias = _("a bias") if ctx.kind == "value" else _("a per-column term (a bias's gradient?)")
     return Hint(
         "offset",
-        f"{ctx.who} is off by the same row [{shown}] in every row (yours minus the expected "
-        f"one): {bias} missing or added twice, or added to the wrong array.",
+        _("{who} is off by the same row [{row}] in every row (yours minus the expected "
+          "one): {bias} missing or added twice, or added to the wrong array.").format(
+            who=ctx.who, row=shown, bias=bias),
     )
 
 
@@ -249,14 +252,15 @@ def almost(a: np.ndarray, ctx: HintContext) -> Hint | None:
     if worst > ALMOST_RTOL * ctx.scale:
         return None
     at = first_index(diff == worst)
-    largest = "the largest difference" if a.ndim else "the difference"
-    of = "of the largest expected value" if a.ndim else "of the expected value"
+    largest = _("the largest difference") if a.ndim else _("the difference")
+    of = _("of the largest expected value") if a.ndim else _("of the expected value")
     return Hint(
         "almost",
-        f"{ctx.who} is close but not within tolerance: {largest} is "
-        f"{fmt_num(worst)}{at_index(at)} (expected {fmt_pair(ctx.expected[at], a[at])}), "
-        f"{fmt_num(worst / ctx.scale)} {of} — a "
-        "small term is off (an epsilon, a regularisation term, float32 somewhere?).",
+        _("{who} is close but not within tolerance: {largest} is {worst}{at} (expected {pair}), "
+          "{fraction} {of} — a small term is off (an epsilon, a regularisation term, float32 "
+          "somewhere?).").format(who=ctx.who, largest=largest, worst=fmt_num(worst), at=at_index(at),
+                                 pair=fmt_pair(ctx.expected[at], a[at]),
+                                 fraction=fmt_num(worst / ctx.scale), of=of),
     )
 
 
@@ -269,9 +273,12 @@ def partial(a: np.ndarray, ctx: HintContext) -> Hint | None:
     at = first_index(wrong)
     return Hint(
         "partial",
-        f"{ctx.who} matches the expected one at {a.size - n_wrong} of {a.size} entries; the "
-        f"{n_wrong} other{'s differ' if n_wrong > 1 else ' differs'}, the first at "
-        f"{fmt_index(at)}: expected {fmt_pair(ctx.expected[at], a[at])}.",
+        ngettext("{who} matches the expected one at {right} of {size} entries; the "
+                 "{wrong} other differs, the first at {index}: expected {pair}.",
+                 "{who} matches the expected one at {right} of {size} entries; the "
+                 "{wrong} others differ, the first at {index}: expected {pair}.", n_wrong).format(
+            who=ctx.who, right=a.size - n_wrong, size=a.size, wrong=n_wrong, index=fmt_index(at),
+            pair=fmt_pair(ctx.expected[at], a[at])),
     )
 
 

@@ -12,6 +12,7 @@ from collections.abc import Callable
 import numpy as np
 
 from .._validate import fmt_shape
+from ..i18n import _
 from .batch import wrong_axis_hint
 from .context import Hint, HintContext, Rule, close, pair_tol
 
@@ -45,7 +46,8 @@ def wrong_shape(a: np.ndarray, ctx: HintContext) -> Hint:
     """The hint for an actual (float64) whose shape is not expected's: never None."""
     e = ctx.expected
     got, want = fmt_shape(a.shape), fmt_shape(e.shape)
-    head = f"{ctx.who} has shape {got}, but the expected one has shape {want}"
+    head = _("{who} has shape {got}, but the expected one has shape {want}").format(
+        who=ctx.who, got=got, want=want)
     hint = wrong_axis_hint(a, ctx, head)
     if hint is not None:
         return hint
@@ -62,15 +64,15 @@ def _batch_note(shape: tuple[int, ...], ctx: HintContext) -> str:
         return ""
     axis = shape.index(n)
     if len(shape) == e.ndim:
-        return (
-            f" (its axis {axis} has length {n}, the batch size, which the expected shape lacks: "
+        return _(
+            " (its axis {axis} has length {n}, the batch size, which the expected shape lacks: "
             "the batch axis is summed away in the expected one — did you reduce over the wrong "
             "axis? A parameter gradient sums over the batch axis 0, e.g. db = dout.sum(axis=0))"
-        )
-    return (
-        f" (its axis {axis} has length {n}, the batch size, which the expected shape lacks: "
+        ).format(axis=axis, n=n)
+    return _(
+        " (its axis {axis} has length {n}, the batch size, which the expected shape lacks: "
         "reduce over the batch axis, e.g. dout.sum(axis=0))"
-    )
+    ).format(axis=axis, n=n)
 
 
 def _shape_hint(a: np.ndarray, ctx: HintContext, head: str) -> Hint:
@@ -91,14 +93,15 @@ def _reversed_shape(a: np.ndarray, ctx: HintContext, head: str) -> Hint | None:
     if close(a.T, e, tol):
         return Hint(
             "transpose",
-            f"{head}, and it equals the expected one transposed: transpose it, or check the "
-            "order of the operands in your matrix product (e.g. x.T @ dout, not dout.T @ x).",
+            _("{head}, and it equals the expected one transposed: transpose it, or check the "
+              "order of the operands in your matrix product (e.g. x.T @ dout, not dout.T @ x).").format(
+                  head=head),
         )
     if not close(a.reshape(e.shape), e, tol):
         return Hint(
             "shape",
-            f"{head}: the expected shape reversed — a missing transpose, or the operands of "
-            "a matrix product in the wrong order?",
+            _("{head}: the expected shape reversed — a missing transpose, or the operands of "
+              "a matrix product in the wrong order?").format(head=head),
         )
     return None  # the right numbers reshaped: `reshape` below
 
@@ -109,23 +112,24 @@ def _extra_leading_axis(a: np.ndarray, ctx: HintContext, head: str) -> Hint | No
         return None
     n = a.shape[0]
     if n == 1:
-        return Hint("shape", f"{head}: drop the extra axis of length 1 (keepdims=True?).")
+        return Hint("shape", _("{head}: drop the extra axis of length 1 (keepdims=True?).").format(head=head))
     tol = pair_tol(a.sum(axis=0), ctx.expected)
     if close(a.sum(axis=0), ctx.expected, tol):
         return Hint(
             "not-summed-over-batch",
-            f"{head}: it holds one row per example, and their sum over axis 0 is exactly the "
-            "expected one — sum over the batch axis (e.g. db = dout.sum(axis=0)).",
+            _("{head}: it holds one row per example, and their sum over axis 0 is exactly the "
+              "expected one — sum over the batch axis (e.g. db = dout.sum(axis=0)).").format(head=head),
         )
     if close(a.mean(axis=0), ctx.expected, pair_tol(a.mean(axis=0), ctx.expected)):
         return Hint(
             "not-summed-over-batch",
-            f"{head}: it holds one row per example, and their mean over axis 0 is the expected "
-            "one — reduce over the batch axis (with the mean here).",
+            _("{head}: it holds one row per example, and their mean over axis 0 is the expected "
+              "one — reduce over the batch axis (with the mean here).").format(head=head),
         )
     return Hint(
         "shape",
-        f"{head}: it has an extra leading axis of length {n} — reduce over it (sum over the batch axis?).",
+        _("{head}: it has an extra leading axis of length {n} — reduce over it "
+          "(sum over the batch axis?).").format(head=head, n=n),
     )
 
 
@@ -137,10 +141,11 @@ def _missing_leading_axis(a: np.ndarray, ctx: HintContext, head: str) -> Hint | 
     if close(a, e.sum(axis=0), pair_tol(a, e)):
         return Hint(
             "summed-over-batch",
-            f"{head}, and it equals the expected one summed over axis 0: keep one row per "
-            "example instead of summing over the batch.",
+            _("{head}, and it equals the expected one summed over axis 0: keep one row per "
+              "example instead of summing over the batch.").format(head=head),
         )
-    return Hint("shape", f"{head}: it is missing the leading axis of length {e.shape[0]}.")
+    return Hint("shape", _("{head}: it is missing the leading axis of length {n}.").format(
+        head=head, n=e.shape[0]))
 
 
 def _same_size(a: np.ndarray, ctx: HintContext, head: str) -> Hint | None:
@@ -152,14 +157,14 @@ def _same_size(a: np.ndarray, ctx: HintContext, head: str) -> Hint | None:
     if close(a.reshape(e.shape), e, tol):
         return Hint(
             "reshape",
-            f"{head}; the numbers are right, only their shape is not: reshape it "
-            "(e.g. dx.reshape(x.shape)).",
+            _("{head}; the numbers are right, only their shape is not: reshape it "
+              "(e.g. dx.reshape(x.shape)).").format(head=head),
         )
     split = _transposed_split(a.reshape(e.shape), e, tol)
     if split is not None:
-        return _transpose_reshape_hint(f"{head}:", split)
+        return _transpose_reshape_hint(_("{head}:").format(head=head), split)
     if np.squeeze(a).shape == np.squeeze(e).shape:
-        return Hint("shape", f"{head}: add or drop the axes of length 1 (keepdims?).")
+        return Hint("shape", _("{head}: add or drop the axes of length 1 (keepdims?).").format(head=head))
     return None
 
 
@@ -192,10 +197,11 @@ def _transpose_reshape_hint(lead: str, split: tuple[int, int]) -> Hint:
     rows, cols = split
     return Hint(
         "transpose-reshape",
-        f"{lead} it holds the expected numbers in a scrambled order — the expected one as a "
-        f"({rows}, {cols}) matrix, transposed to ({cols}, {rows}), then reshaped back. reshape "
-        "does not transpose: compute the product in the right order, e.g. "
-        "(dout @ w.T).reshape(x.shape), not (w @ dout.T).reshape(x.shape).",
+        _("{lead} it holds the expected numbers in a scrambled order — the expected one as a "
+          "({rows}, {cols}) matrix, transposed to ({cols}, {rows}), then reshaped back. reshape "
+          "does not transpose: compute the product in the right order, e.g. "
+          "(dout @ w.T).reshape(x.shape), not (w @ dout.T).reshape(x.shape).").format(
+            lead=lead, rows=rows, cols=cols),
     )
 
 
@@ -211,9 +217,9 @@ def transposed(a: np.ndarray, ctx: HintContext) -> Hint | None:
         if close(a, t, tol) and not close(e, t, 10 * tol):
             return Hint(
                 "transpose",
-                f"{ctx.who} equals the expected one transposed (it only has the right shape "
-                "because it is square): transpose it, or swap the operands of the matrix "
-                "product (x.T @ dout versus dout.T @ x).",
+                _("{who} equals the expected one transposed (it only has the right shape "
+                  "because it is square): transpose it, or swap the operands of the matrix "
+                  "product (x.T @ dout versus dout.T @ x).").format(who=ctx.who),
             )
     return None
 
@@ -223,7 +229,7 @@ def transpose_reshaped(a: np.ndarray, ctx: HintContext) -> Hint | None:
     split = _transposed_split(a, ctx.expected, pair_tol(a, ctx.expected))
     if split is None:
         return None
-    return _transpose_reshape_hint(f"{ctx.who} has the right shape, but", split)
+    return _transpose_reshape_hint(_("{who} has the right shape, but").format(who=ctx.who), split)
 
 
 def summed_over_too_few_axes(a: np.ndarray, ctx: HintContext) -> Hint | None:
@@ -237,10 +243,11 @@ def summed_over_too_few_axes(a: np.ndarray, ctx: HintContext) -> Hint | None:
         if close(total, e, pair_tol(total, e)):
             return Hint(
                 "not-summed-over-batch",
-                f"{ctx.who} has shape {fmt_shape(a.shape)}, but the expected one has shape "
-                f"{fmt_shape(e.shape)}: summed over every axis but axis {axis} it is exactly the expected "
-                "one. A bias gradient sums the upstream gradient over every axis the bias is broadcast "
-                "along (for a convolution's db: the batch and every output position).",
+                _("{who} has shape {got}, but the expected one has shape {want}: summed over every axis "
+                  "but axis {axis} it is exactly the expected one. A bias gradient sums the upstream "
+                  "gradient over every axis the bias is broadcast along (for a convolution's db: the "
+                  "batch and every output position).").format(
+                    who=ctx.who, got=fmt_shape(a.shape), want=fmt_shape(e.shape), axis=axis),
             )
     return None
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._validate import max_abs
+from ..i18n import N_, _
 from .context import FACTOR_RTOL, Hint, HintContext, Rule, close, pair_tol
 from .format import fmt_factor
 
@@ -31,11 +32,11 @@ __all__ = [
 
 #: What each wrong place of the subtraction comes from (keys: the `where` of _subtractions).
 _WRONG_PLACES = {
-    "columns": "dx[:, y] -= 1 (or a loop over the labels) subtracts from whole columns "
-    "(in every row, at every label of the batch)",
-    "rows": "dx[y] -= 1 subtracts from whole rows (the rows numbered like the labels)",
-    "every entry": "it is subtracted from every entry (dx -= 1, or dx[:, y] -= 1 "
-    "when every class is among the labels)",
+    "columns": N_("dx[:, y] -= 1 (or a loop over the labels) subtracts from whole columns "
+                  "(in every row, at every label of the batch)"),
+    "rows": N_("dx[y] -= 1 subtracts from whole rows (the rows numbered like the labels)"),
+    "every entry": N_("it is subtracted from every entry (dx -= 1, or dx[:, y] -= 1 "
+                      "when every class is among the labels)"),
 }
 
 
@@ -98,9 +99,10 @@ def one_hot_index(a: np.ndarray, ctx: HintContext) -> Hint | None:
             continue
         return Hint(
             "one-hot-index",
-            f"{ctx.who} has the one-hot term (−{fmt_factor(k)}) in the wrong places: "
-            f"{_WRONG_PLACES[where]}; it belongs at one entry per row, the label: "
-            "dx[np.arange(N), y] -= 1.",
+            _("{who} has the one-hot term (−{factor}) in the wrong places: "
+              "{where}; it belongs at one entry per row, the label: "
+              "dx[np.arange(N), y] -= 1.").format(
+                  who=ctx.who, factor=fmt_factor(k), where=_(_WRONG_PLACES[where])),
         )
     return None
 
@@ -121,21 +123,22 @@ def one_hot_term(a: np.ndarray, ctx: HintContext) -> Hint | None:
     if abs(c) <= 10 * tol or not close(off, np.full(off.shape, c), tol) or max_abs(rest) > tol:
         return None
     n = e.shape[0]
-    per_n = f" (1/N with N = {n})" if abs(abs(c) * n - 1) <= FACTOR_RTOL else ""
+    per_n = _(" (1/N with N = {n})").format(n=n) if abs(abs(c) * n - 1) <= FACTOR_RTOL else ""
     if c > 0:
-        cause = (
+        cause = _(
             "the one-hot term is missing: subtract 1 at the label of each row, "
             "dx[np.arange(N), y] -= 1, before dividing by N (dx = p / N alone is not enough)"
         )
     else:
-        cause = (
+        cause = _(
             "the one-hot term is subtracted too much — twice, or without the division by N "
             "(subtract 1 at dx[np.arange(N), y] once, then divide everything by N)"
         )
     return Hint(
         "one-hot-term",
-        f"{ctx.who} is right everywhere except at the label entry of each row (the one "
-        f"negative entry of the expected row), where it is off by {c:+.3g}{per_n}: {cause}.",
+        _("{who} is right everywhere except at the label entry of each row (the one "
+          "negative entry of the expected row), where it is off by {offset}{per_n}: {cause}.").format(
+            who=ctx.who, offset=f"{c:+.3g}", per_n=per_n, cause=cause),
     )
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._validate import max_abs
+from ..i18n import _
 from .context import ALMOST_RTOL, FACTOR_RTOL, Hint, HintContext, Rule, close, pair_tol
 from .format import fmt_factor
 
@@ -51,9 +52,9 @@ def no_transpose(a: np.ndarray, ctx: HintContext) -> Hint | None:
         return None
     return Hint(
         "no-transpose",
-        f"{ctx.who} is G @ W where the expected one is G @ W.T (G the gradient arriving at the "
-        "product, e.g. dout): the transpose of W is missing — the shapes only fit because W is "
-        "square: dx = dout @ W.T.",
+        _("{who} is G @ W where the expected one is G @ W.T (G the gradient arriving at the "
+          "product, e.g. dout): the transpose of W is missing — the shapes only fit because W is "
+          "square: dx = dout @ W.T.").format(who=ctx.who),
     )
 
 
@@ -75,7 +76,8 @@ def l2_term(a: np.ndarray, ctx: HintContext) -> Hint | None:
     end = "" if cause.endswith("?") else "."
     return Hint(
         "l2-term",
-        f"{ctx.who} differs from the expected one by exactly {k:.3g}·W (W the weights): {cause}{end}",
+        _("{who} differs from the expected one by exactly {k}·W (W the weights): {cause}{end}").format(
+            who=ctx.who, k=f"{k:.3g}", cause=cause, end=end),
     )
 
 
@@ -84,21 +86,24 @@ def _l2_cause(k: float, reg: float | None) -> str:
     if reg is not None and reg > 0:
         m = k / reg
         if abs(m + 1) <= FACTOR_RTOL:
-            return (
+            return _(
                 "that is −reg·W, the L2 term is missing — the gradient of ½·reg·‖W‖² is reg·W, add "
                 "it to the data term (dW += reg * W)"
             )
         if abs(m + 2) <= FACTOR_RTOL:
-            return "that is −2·reg·W, the L2 term is missing — the gradient of reg·‖W‖² is 2·reg·W: add it"
+            return _("that is −2·reg·W, the L2 term is missing — the gradient of reg·‖W‖² is 2·reg·W: add it")
         if abs(m - 1) <= FACTOR_RTOL:
-            return (
+            return _(
                 "that is one reg·W too many — the L2 term added twice, or 2·reg·W where the loss's "
                 "½·reg·‖W‖² gives reg·W"
             )
-        return f"that is {fmt_factor(m)}·reg·W — the L2 term has the wrong factor (½·reg·‖W‖² gives reg·W)"
+        return _("that is {factor}·reg·W — the L2 term has the wrong factor (½·reg·‖W‖² gives reg·W)").format(
+            factor=fmt_factor(m))
     if k < 0:
-        return "a term proportional to W is missing — is it the L2 regularisation term reg·W (dW += reg * W)?"
-    return "a term proportional to W is too much — is the L2 term counted twice, or 2·reg·W for ½·reg·‖W‖²?"
+        return _("a term proportional to W is missing — is it the L2 regularisation term reg·W "
+                 "(dW += reg * W)?")
+    return _("a term proportional to W is too much — is the L2 term counted twice, or 2·reg·W "
+             "for ½·reg·‖W‖²?")
 
 
 #: This module's value rules with their rank among all the generic ones (grader.hints asks
