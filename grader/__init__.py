@@ -9,6 +9,7 @@ from .by_hand import AutogradForbidden, ForbiddenCall, by_hand, count_calls, for
 from .checks import CheckResult, check_close, check_gradient, check_layer
 from .errors import BadReturnValue, CheckFailed, ToolkitInputError
 from .hints import HINT_CODES, Hint, diagnose
+from .i18n import set_language
 from .numgrad import (
     eval_numerical_gradient,
     eval_numerical_gradient_array,
@@ -43,6 +44,7 @@ __all__ = [
     "forward_first",
     "grad_check_sparse",
     "rel_error",
+    "set_language",
     "show_hint",
     "verify_environment",
 ]

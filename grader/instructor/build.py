@@ -452,8 +452,9 @@ def build(root: Path = REPO, force: bool = False, only: Iterable[str] = ()) -> l
                   and p.name not in translations.EDITIONS]:
         shutil.rmtree(stale)
     jobs = [(n, lang) for n in (only or names) for lang in ["en", *editions(n, root)]]
-    todo = [job for job in jobs if _wanted(job, root, force)]
-    for name, language in sorted(set(jobs) - set(todo)):
+    incomplete = {(n, lang) for n, lang in jobs if lang != "en" and translations.problems(n, lang, root)}
+    todo = [job for job in jobs if job not in incomplete and _wanted(job, root, force)]
+    for name, language in sorted(set(jobs) - set(todo) - incomplete):
         print(f"{edition_dir(Path('solutions'), name, language).as_posix()}: up to date")
     workers = max(1, min(len(todo), os.cpu_count() or 1))
     with ProcessPoolExecutor(max_workers=workers) as pool:

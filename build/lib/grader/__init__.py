@@ -1,0 +1,54 @@
+"""backprop-course toolkit."""
+
+__course__ = "backprop-course"  # the lessons' bootstrap cell recognises this toolkit by this line
+
+import sys as _sys
+
+from . import trusted as _trusted
+from .by_hand import AutogradForbidden, ForbiddenCall, by_hand, count_calls, forbid_calls, forward_first
+from .checks import CheckResult, check_close, check_gradient, check_layer
+from .errors import BadReturnValue, CheckFailed, ToolkitInputError
+from .hints import HINT_CODES, Hint, diagnose
+from .i18n import set_language
+from .numgrad import (
+    eval_numerical_gradient,
+    eval_numerical_gradient_array,
+    grad_check_sparse,
+    rel_error,
+)
+from .report_lines import show_hint
+from .trusted import as_array, as_dict, as_float, as_items, verify_environment
+
+__all__ = [
+    "HINT_CODES",
+    "AutogradForbidden",
+    "BadReturnValue",
+    "CheckFailed",
+    "CheckResult",
+    "Hint",
+    "ForbiddenCall",
+    "ToolkitInputError",
+    "as_array",
+    "as_dict",
+    "as_float",
+    "as_items",
+    "by_hand",
+    "check_close",
+    "check_gradient",
+    "check_layer",
+    "count_calls",
+    "diagnose",
+    "eval_numerical_gradient",
+    "eval_numerical_gradient_array",
+    "forbid_calls",
+    "forward_first",
+    "grad_check_sparse",
+    "rel_error",
+    "set_language",
+    "show_hint",
+    "verify_environment",
+]
+
+# From here on, rebinding numpy's, math's, the builtins' or the toolkit's functions is reported
+# by every check (grader.trusted.verify_environment).
+_trusted.seal(_sys.modules[__name__])

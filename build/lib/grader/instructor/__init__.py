@@ -1,0 +1,1 @@
+"""Instructor tools: build pipeline and grading."""

@@ -1,0 +1,433 @@
+"""The lessons' translations: one gettext catalogue per lesson and language, keyed by cell id.
+
+    python -m grader.instructor.translations extract [NN_topic ...] [--language pt]
+    python -m grader.instructor.translations check   [NN_topic ...] [--language pt]
+
+`translations/<language>/<NN_topic>.po` holds, for every plain cell of the lesson (the cells
+nbgrader neither grades nor locks), one entry per translatable unit: the whole text of a markdown
+cell (the title without its line of links, which the build writes), and the comments and the
+prose string literals (printed text, figure titles and labels, widget descriptions) of a code
+cell. An entry's context (`msgctxt`) is the cell's id, its `msgid` the English, and its extracted
+comment `en-sha256 <hash>` the hash of the English the translation was written for.
+
+`extract` brings a catalogue up to date: a new unit gets an empty entry; a unit whose English
+changed keeps its old translation, flagged fuzzy (`git diff` shows the English that changed), until a
+translator revises it and removes the flag (`extract` then records the new hash). `check` (and
+tests/course/test_translations.py) lists what is missing, stale or broken; the build refuses to
+write an edition with any of it. Cells nbgrader grades, locks or reads a solution from are never
+translated: both editions grade the same code.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import hashlib
+import io
+import re
+import sys
+import tokenize
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+
+import nbformat
+from babel.messages.catalog import Catalog, Message
+from babel.messages.pofile import read_po, write_po
+
+from grader.instructor import front_ends
+from grader.instructor.messages import FIXED_DATE
+
+REPO = Path(__file__).resolve().parents[2]
+TRANSLATIONS = REPO / "translations"
+#: The editions besides English, and their names in their own language.
+EDITIONS = {"pt": "Português"}
+HASH_NOTE = "en-sha256 "
+
+# A string literal is prose when it holds two words, or when it is a label, a title or a description.
+_PROSE = re.compile(r"[^\W\d_]{2,}[\s,;:]+[^\W\d_]{2,}")
+_WORD = re.compile(r"[^\W\d_]{2,}")
+_LABEL_KEYWORDS = {
+    "label",
+    "title",
+    "xlabel",
+    "ylabel",
+    "zlabel",
+    "description",
+    "suptitle",
+    "text",
+    "placeholder",
+    "tooltip",
+}
+_LABEL_CALLS = {
+    "set_title",
+    "set_xlabel",
+    "set_ylabel",
+    "set_zlabel",
+    "suptitle",
+    "title",
+    "xlabel",
+    "ylabel",
+    "text",
+    "annotate",
+    "print",
+    "legend",
+    "set_text",
+    "Label",
+    "HTML",
+    "Markdown",
+}
+
+
+class TranslationError(ValueError):
+    """A lesson's catalogue is missing, incomplete, stale or broken; the message lists every problem."""
+
+
+@dataclass(frozen=True)
+class Unit:
+    """One translatable piece of a plain cell: `kind` is "markdown", "comment" or "string"."""
+
+    cell_id: str
+    kind: str
+    english: str
+
+
+def english_hash(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
+
+
+def catalogue_path(lesson: str, language: str, root: Path = REPO) -> Path:
+    return root / "translations" / language / f"{lesson}.po"
+
+
+def is_plain(cell) -> bool:
+    """A cell nbgrader neither grades, locks nor takes a solution from (and not the bootstrap cell)."""
+    meta = cell.get("metadata", {}).get("nbgrader", {}) or {}
+    graded = any(meta.get(flag) for flag in ("grade", "solution", "locked"))
+    return not graded and cell.get("id") != "bootstrap" and cell.cell_type in ("markdown", "code")
+
+
+# ---------------------------------------------------------------- what a cell offers to translate
+
+
+def _offsets(source: str) -> list[int]:
+    starts = [0]
+    for line in source.splitlines(keepends=True):
+        starts.append(starts[-1] + len(line))
+    return starts
+
+
+def _is_prose_string(literal: str, before: list[tokenize.TokenInfo]) -> bool:
+    if re.match(r"^[a-zA-Z]*[bB]", literal):
+        return False
+    body = re.sub(r"^[a-zA-Z]*('''|\"\"\"|'|\")", "", literal)
+    body = re.sub(r"\{[^{}]*\}", " ", body)  # an f-string's fields are code, not prose
+    if _PROSE.search(body):
+        return True
+    significant = [t for t in before if t.type not in (tokenize.NL, tokenize.NEWLINE, tokenize.COMMENT)]
+    if len(significant) >= 2 and _WORD.search(body):
+        op, name = significant[-1].string, significant[-2].string
+        return (op == "=" and name in _LABEL_KEYWORDS) or (op == "(" and name in _LABEL_CALLS)
+    return False
+
+
+def code_fragments(source: str) -> list[tuple[str, int, int]]:
+    """(kind, start, end) character offsets of the comments and prose strings of a code cell.
+
+    Adjacent string literals (implicit concatenation, across lines) make one fragment."""
+    starts = _offsets(source)
+    try:
+        tokens = list(tokenize.generate_tokens(io.StringIO(source).readline))
+    except (tokenize.TokenError, IndentationError, SyntaxError):
+        return []
+    fragments: list[tuple[str, int, int]] = []
+    i = 0
+    while i < len(tokens):
+        tok = tokens[i]
+        begin = starts[tok.start[0] - 1] + tok.start[1]
+        if tok.type == tokenize.COMMENT and _PROSE.search(tok.string):
+            fragments.append(("comment", begin, starts[tok.end[0] - 1] + tok.end[1]))
+        elif tok.type == tokenize.STRING:
+            j = i
+            while j + 1 < len(tokens) and tokens[j + 1].type in (tokenize.STRING, tokenize.NL):
+                j += 1
+            while tokens[j].type != tokenize.STRING:
+                j -= 1
+            group = [t.string for t in tokens[i : j + 1] if t.type == tokenize.STRING]
+            if any(_is_prose_string(s, tokens[:i]) for s in group):
+                end = starts[tokens[j].end[0] - 1] + tokens[j].end[1]
+                fragments.append(("string", begin, end))
+            i = j
+        i += 1
+    return fragments
+
+
+def title_text(source: str) -> str:
+    """The title cell without the line of links under its first line (the build writes that)."""
+    lines = source.split("\n")
+    if len(lines) >= 3 and lines[1] == "" and front_ends.is_open_line(lines[2]):
+        return "\n".join([lines[0], *lines[3:]])
+    return source
+
+
+def units(nb: nbformat.NotebookNode) -> list[Unit]:
+    """Every translatable unit of a notebook, in order."""
+    found: list[Unit] = []
+    for index, cell in enumerate(nb.cells):
+        if not is_plain(cell) or not cell.source.strip():
+            continue
+        if cell.cell_type == "markdown":
+            text = title_text(cell.source) if index == 0 else cell.source
+            found.append(Unit(cell.id, "markdown", text))
+            continue
+        seen = set()
+        for kind, start, end in code_fragments(cell.source):
+            text = cell.source[start:end]
+            if text not in seen:
+                seen.add(text)
+                found.append(Unit(cell.id, kind, text))
+    return found
+
+
+def english_units(lesson: str, root: Path = REPO) -> list[Unit]:
+    nb = nbformat.read(root / "course" / lesson / f"{lesson}.ipynb", as_version=4)
+    return units(nb)
+
+
+# ---------------------------------------------------------------- catalogues
+
+
+def read_catalogue(path: Path, language: str) -> Catalog:
+    if not path.is_file():
+        return Catalog(locale=language, project="backprop-course", creation_date=FIXED_DATE)
+    with path.open("rb") as handle:
+        return read_po(handle, locale=language)
+
+
+def write_catalogue(path: Path, catalog: Catalog) -> None:
+    catalog.creation_date = catalog.revision_date = FIXED_DATE
+    path.parent.mkdir(parents=True, exist_ok=True)
+    buffer = io.BytesIO()
+    write_po(buffer, catalog, width=0, sort_output=False, include_previous=False, omit_header=False)
+    path.write_bytes(buffer.getvalue())
+
+
+def recorded_hash(message: Message) -> str | None:
+    """The hash of the English a translation was written for (its `#.` comment)."""
+    for note in message.auto_comments:
+        if HASH_NOTE in note:
+            return note.split(HASH_NOTE, 1)[1].split()[0]
+    return None
+
+
+def _entry(unit: Unit, string: str = "", previous: Message | None = None) -> Message:
+    fuzzy = previous is not None and previous.id != unit.english and bool(previous.string)
+    if previous is None or previous.id == unit.english:
+        recorded = english_hash(unit.english)
+    else:
+        recorded = recorded_hash(previous) or ""
+    message = Message(
+        unit.english,
+        string,
+        context=unit.cell_id,
+        flags={"fuzzy"} if fuzzy else set(),
+        auto_comments=[f"{unit.kind} · {HASH_NOTE}{recorded}"],
+    )
+    if fuzzy:
+        message.previous_id = [previous.id]
+    return message
+
+
+def extract(lesson: str, language: str, root: Path = REPO) -> Catalog:
+    """The lesson's catalogue brought up to date with its English (module docstring); written."""
+    path = catalogue_path(lesson, language, root)
+    old = read_catalogue(path, language)
+    by_cell: dict[str, list[Message]] = {}
+    for message in old:
+        if message.id:
+            by_cell.setdefault(message.context or "", []).append(message)
+    fresh = Catalog(
+        locale=language,
+        project=f"backprop-course {lesson}",
+        creation_date=FIXED_DATE,
+        header_comment=f"# {EDITIONS[language]}: {lesson} (python -m grader.instructor.translations).",
+        msgid_bugs_address="https://github.com/backprop-course/backprop-course/issues",
+        last_translator="backprop-course",
+        language_team=EDITIONS[language],
+    )
+    wanted: dict[str, list[Unit]] = {}
+    for unit in english_units(lesson, root):
+        wanted.setdefault(unit.cell_id, []).append(unit)
+    for cell_id, cell_units in wanted.items():
+        previous = by_cell.get(cell_id, [])
+        exact = {m.id: m for m in previous}
+        leftovers = [m for m in previous if m.id not in {u.english for u in cell_units}]
+        for unit in cell_units:
+            same = exact.get(unit.english)
+            if same is not None:
+                revised = not same.fuzzy  # a translator removed the flag: record the new hash
+                message = _entry(unit, same.string, None if revised else same)
+                if same.fuzzy:
+                    message.flags.add("fuzzy")
+                    message.previous_id = same.previous_id
+                    message.auto_comments = same.auto_comments
+            else:
+                message = _entry(unit, *((leftovers[0].string, leftovers.pop(0)) if leftovers else ("",)))
+            fresh.add(
+                message.id,
+                message.string,
+                context=message.context,
+                flags=message.flags,
+                auto_comments=message.auto_comments,
+                previous_id=message.previous_id,
+            )
+    write_catalogue(path, fresh)
+    return fresh
+
+
+def _inline_code(markdown: str) -> Counter:
+    prose = re.sub(r"^(```|~~~).*?^\1", "", markdown, flags=re.S | re.M)
+    return Counter(re.findall(r"`[^`\n]+`", prose))
+
+
+def _fields(literal: str) -> tuple[type, Counter] | None:
+    try:
+        node = ast.parse(f"({literal}\n)", mode="eval").body
+    except SyntaxError:
+        return None
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return str, Counter()
+    if isinstance(node, ast.JoinedStr):
+        return ast.JoinedStr, Counter(
+            ast.unparse(v) for v in node.values if isinstance(v, ast.FormattedValue)
+        )
+    return None
+
+
+def invalid(unit: Unit, translated: str) -> list[str]:
+    """What is wrong with a translation of `unit` (empty: nothing)."""
+    if unit.kind == "markdown":
+        lost = _inline_code(unit.english) - _inline_code(translated)
+        added = _inline_code(translated) - _inline_code(unit.english)
+        links = Counter(re.findall(r"\]\(([^)\s]+)", unit.english)) != Counter(
+            re.findall(r"\]\(([^)\s]+)", translated)
+        )
+        return ([f"inline code changed: {sorted(lost)} became {sorted(added)}"] if lost or added else []) + (
+            ["the links' addresses differ from the English"] if links else []
+        )
+    if unit.kind == "comment":
+        return (
+            []
+            if translated.startswith("#") and "\n" not in translated
+            else ["a comment must be one line starting with #"]
+        )
+    english, ours = _fields(unit.english), _fields(translated)
+    if ours is None:
+        return [f"not a Python string literal: {translated[:60]!r}"]
+    if ours != english:
+        return [
+            f"f-string fields {sorted(ours[1])} instead of {sorted(english[1])}" if english else "other kind"
+        ]
+    return []
+
+
+def problems(lesson: str, language: str, root: Path = REPO) -> list[str]:
+    """Everything that keeps the lesson's edition in `language` from being built, one line each."""
+    path = catalogue_path(lesson, language, root)
+    rel = path.relative_to(root).as_posix()
+    run = f"python -m grader.instructor.translations extract {lesson} --language {language}"
+    if not path.is_file():
+        return [f"{rel}: no catalogue yet (run `{run}`, then translate it)"]
+    catalog = read_catalogue(path, language)
+    cells = {m.context for m in catalog if m.id}
+    found = []
+    for unit in english_units(lesson, root):
+        where = f"{rel}, cell {unit.cell_id} ({unit.kind})"
+        message = catalog.get(unit.english, context=unit.cell_id)
+        if message is None:
+            why = (
+                "its English changed since the catalogue was extracted"
+                if unit.cell_id in cells
+                else "not in the catalogue"
+            )
+            found.append(f"{where}: {why} (run `{run}`)")
+        elif message.fuzzy:
+            found.append(
+                f"{where}: stale, its English changed: revise the translation and remove the fuzzy flag"
+            )
+        elif not message.string:
+            found.append(f"{where}: not translated yet")
+        elif recorded_hash(message) != english_hash(unit.english):
+            found.append(f"{where}: the recorded hash is not its English's (run `{run}` after revising)")
+        else:
+            found += [f"{where}: {problem}" for problem in invalid(unit, message.string)]
+    return found
+
+
+def translate_notebook(
+    nb: nbformat.NotebookNode, lesson: str, language: str, root: Path = REPO
+) -> nbformat.NotebookNode:
+    """A copy of a lesson notebook (source, release or solution skeleton, with the course's cell
+    ids) in `language`: plain cells translated, the title's links and the bootstrap cell the
+    edition's own; every other cell untouched. Raises TranslationError listing every problem."""
+    found = problems(lesson, language, root)
+    if found:
+        raise TranslationError(
+            f"{lesson} has no complete {EDITIONS[language]} edition:\n  " + "\n  ".join(found)
+        )
+    catalog = read_catalogue(catalogue_path(lesson, language, root), language)
+    out = nbformat.reads(nbformat.writes(nb), as_version=4)
+    for index, cell in enumerate(out.cells):
+        if cell.get("id") == "bootstrap":
+            cell.source = front_ends.bootstrap_source(language)
+        elif is_plain(cell) and cell.source.strip():
+            cell.source = _translated(cell, index, catalog, lesson, language)
+    out.metadata["backprop_edition"] = {"language": language}
+    return out
+
+
+def _translated(cell, index: int, catalog: Catalog, lesson: str, language: str) -> str:
+    if cell.cell_type == "markdown":
+        if index == 0:
+            return front_ends.with_open_line(
+                catalog.get(title_text(cell.source), context=cell.id).string, lesson, language
+            )
+        return catalog.get(cell.source, context=cell.id).string
+    source = cell.source
+    for _kind, start, end in reversed(code_fragments(source)):
+        source = source[:start] + catalog.get(source[start:end], context=cell.id).string + source[end:]
+    return source
+
+
+def main(argv: list[str] | None = None) -> int:
+    from grader.instructor.build import assignments
+
+    parser = argparse.ArgumentParser(
+        prog="python -m grader.instructor.translations", description=__doc__.split("\n")[0]
+    )
+    parser.add_argument("command", choices=["extract", "check"])
+    parser.add_argument("lessons", nargs="*", help="NN_topic names (default: every lesson)")
+    parser.add_argument("--language", default="pt", choices=sorted(EDITIONS))
+    args = parser.parse_args(argv)
+    lessons = args.lessons or assignments()
+    unknown = sorted(set(lessons) - set(assignments()))
+    if unknown:
+        parser.error(f"no such lesson: {', '.join(unknown)} (expected names like 04_layers)")
+    found: list[str] = []
+    for lesson in lessons:
+        if args.command == "extract":
+            catalog = extract(lesson, args.language)
+            done = sum(1 for m in catalog if m.id and m.string and not m.fuzzy)
+            print(
+                f"{catalogue_path(lesson, args.language).relative_to(REPO)}: {done} of "
+                f"{sum(1 for m in catalog if m.id)} units translated"
+            )
+        else:
+            found += problems(lesson, args.language)
+    if args.command == "check":
+        print("\n".join(found) or "every translation is complete and up to date")
+    return 1 if found else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

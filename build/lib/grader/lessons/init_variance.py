@@ -1,0 +1,137 @@
+"""Lesson 07's check of an initialiser's output: shape, dtype, mean ≈ 0 and variance ≈ expected.
+
+It prints its ✓/✗ line and hint through `grader.report_lines` (hint code ``init-variance``),
+reads the array through the trusted path (`grader.trusted`), and raises the toolkit's
+`CheckFailed`, as every check does.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, NoReturn
+
+import numpy as np
+
+from .._validate import describe, fmt_shape
+from ..errors import CheckFailed
+from ..i18n import N_
+from ..i18n import lesson_text as _
+from ..report_lines import emit, fail_line, hint_line, pass_line, summary_hint
+from ..trusted import plain_ndarray, verify_environment
+
+__all__ = ["VarianceOff", "check_init_variance"]
+
+HINT_CODE = "init-variance"
+
+
+class VarianceOff(float):
+    """check_init_variance's result, |variance / expected − 1|: a plain float in every use, which
+    shows nothing as a cell's last value, since the check has printed its ✓ line already (as
+    `grader.checks.CheckResult` does)."""
+
+    def _ipython_display_(self) -> None:
+        """Show nothing more."""
+
+
+def _candidate_variances(fan_in: int, fan_out: int, expected: float) -> list[tuple[str, float, str]]:
+    """(formula, variance, what it means) for the usual wrong answers."""
+    s = fan_in + fan_out
+    return [
+        ("2/(fan_in + fan_out)", 2 / s, N_("Xavier/Glorot's variance")),
+        ("2/fan_in", 2 / fan_in, N_("He's variance (for ReLU)")),
+        ("1/fan_in", 1 / fan_in, N_("LeCun's variance: it keeps only the forward pass steady")),
+        ("2/fan_out", 2 / fan_out, N_("fan_out where fan_in belongs")),
+        ("1/fan_out", 1 / fan_out, N_("fan_out where fan_in belongs, and no 2")),
+        ("1/(fan_in + fan_out)", 1 / s, N_("the Xavier formula without its 2")),
+        ("6/(fan_in + fan_out)", 6 / s, N_("the square of the uniform bound a = √(6/(fan_in + fan_out)): "
+         "U(−a, a) has variance a²/3, not a²")),
+        ("6/fan_in", 6 / fan_in, N_("the square of He's uniform bound: U(−a, a) has variance a²/3")),
+        ("(expected variance)²", expected**2, N_("the variance was used as the standard deviation: "
+         "pass √variance as the scale")),
+        ("√(expected variance)", math.sqrt(expected), N_("the square root was taken twice")),
+        ("1", 1.0, N_("unscaled standard normal numbers")),
+    ]
+
+
+def check_init_variance(
+    name: str,
+    weights: Any,
+    fan_in: int,
+    fan_out: int,
+    expected: float,
+    formula: str,
+    *,
+    tol: float = 0.05,
+) -> float:
+    """Check an initialiser's output: shape (fan_in, fan_out), float64, mean ≈ 0, variance ≈ expected.
+
+    Prints one ✓/✗ line with the sample variance, the expected one and how far apart they are
+    (relative); on failure a hint names the formula the sample matches (1/fan_in, 2/fan_out,
+    a variance used as the standard deviation, ...), then CheckFailed is raised.
+    Inputs: name — shown in the line, e.g. "xavier_init(400, 100)"; weights — the array;
+    fan_in, fan_out — the arguments; expected — the right variance; formula — how it is written
+    (e.g. "2/(fan_in + fan_out)"); tol — largest accepted |variance/expected − 1|.
+    Returns: the relative difference of the variances, a float (`VarianceOff`) that a cell does
+    not display as its last value.
+    """
+    __tracebackhide__ = True
+    returned = weights
+    verify_environment()
+    weights = plain_ndarray(weights)  # the trusted path: plain data, whatever was returned
+    _check_usable(name, weights, returned, fan_in, fan_out)
+    n = weights.size
+    mean = float(weights.mean())
+    var = float(np.mean((weights - mean) ** 2))
+    if abs(mean) > 6 * math.sqrt(var / n) + 1e-12:  # 6 standard errors of the sample's own mean
+        _fail(name, _("mean {mean}, expected about 0").format(mean=f"{mean:.3g}"),
+              _("weights must be centred on 0 (rng.normal(0, std, ...), or rng.uniform(-a, a, ...))."))
+    off = abs(var / expected - 1)
+    status = _("variance {variance}, expected {formula} = {expected} (off by {off}, needs < {tol})").format(
+        variance=f"{var:.4g}", formula=formula, expected=f"{expected:.4g}", off=f"{off:.1%}", tol=f"{tol:.0%}"
+    )
+    if off < tol:
+        emit([pass_line(name, status)])
+        return VarianceOff(off)
+    _fail(name, status, _variance_hint(var, fan_in, fan_out, expected, formula, tol))
+
+
+def _check_usable(name: str, weights: np.ndarray | None, returned: Any, fan_in: int, fan_out: int) -> None:
+    """Fail unless `weights` is a finite float64 array of shape (fan_in, fan_out)."""
+    __tracebackhide__ = True
+    want = fmt_shape((fan_in, fan_out))
+    if weights is None or weights.dtype.kind not in "iuf":
+        status = _("got {got}, expected a float64 array of shape {shape}")
+        _fail(name, status.format(got=describe(returned), shape=want),
+              _("return the array (did you forget `return`?)."))
+    if weights.shape != (fan_in, fan_out):
+        hint = _("it is transposed: the weights of a layer with fan_in inputs and fan_out outputs have "
+                 "shape (fan_in, fan_out), so that x @ W works for x of shape (N, fan_in).")
+        if weights.shape != (fan_out, fan_in):
+            hint = _("make it size=(fan_in, fan_out) = {shape}.").format(shape=want)
+        status = _("shape {shape}, expected {expected}")
+        _fail(name, status.format(shape=fmt_shape(weights.shape), expected=want), hint)
+    if weights.dtype != np.float64:
+        _fail(name, _("dtype {dtype}, expected float64").format(dtype=weights.dtype),
+              _("draw float64 numbers (the default of rng.normal and rng.uniform)."))
+    if not np.all(np.isfinite(weights)):
+        _fail(name, _("contains NaN or inf"), _("is a division by zero hiding in the scale?"))
+
+
+def _variance_hint(var: float, fan_in: int, fan_out: int, expected: float, formula: str, tol: float) -> str:
+    """The formula a wrong variance matches, or how far off it is."""
+    for label, value, meaning in _candidate_variances(fan_in, fan_out, expected):
+        distinct = label != formula and not math.isclose(value, expected, rel_tol=2 * tol)
+        if distinct and abs(var / value - 1) < tol:
+            return _("your variance matches {formula} = {value}: {meaning}.").format(
+                formula=label, value=f"{value:.4g}", meaning=_(meaning)
+            )
+    return _("your variance is {ratio} times the expected one. Draw with standard "
+             "deviation √({formula}), e.g. rng.normal(0.0, np.sqrt(...), size=(fan_in, fan_out)).").format(
+        ratio=f"{var / expected:.3g}", formula=formula
+    )
+
+
+def _fail(name: str, status: str, hint: str) -> NoReturn:
+    __tracebackhide__ = True
+    emit([fail_line(name, status), hint_line(hint, HINT_CODE)], [(HINT_CODE, hint)])
+    raise CheckFailed(f"{name}: {status}{summary_hint(hint, HINT_CODE)}")

@@ -1,0 +1,152 @@
+"""The one base of the lesson widgets: controls that redraw a picture, with a static picture
+of the default state where no kernel runs.
+
+A `LiveControls` as the last value of a cell shows
+
+1. the picture of the controls' default values as a plain ``image/png`` output: what a
+   notebook opened without a kernel (GitHub, nbviewer, nbconvert HTML, the rendered
+   ``solutions/``) shows;
+2. the controls, in an ipywidgets box.
+
+Every change of a control's value (on release, unless ``continuous_update``) calls
+``redraw()``, which puts the picture for the current values into the widget's *picture area*:
+
+- `OutputArea`: an ipywidgets ``Output`` at the bottom of the box; the static picture stays
+  above the controls as it was (``SliderPlot``, in live_plot.py);
+- `InPlaceArea`: the static picture's own output, replaced through its ``display_id``, so
+  there is one picture, never two (``LiveFigure``, in live_figure.py).
+
+(Name no other lesson module here in dotted form: `build.lesson_modules` reads such names as
+imports, and a lesson that uses one widget would be rebuilt when the other changes.)
+
+Pictures are PNG bytes: the same in every front end, without ipympl.
+"""
+
+from __future__ import annotations
+
+import base64
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+import ipywidgets as widgets
+from IPython.display import Image, display
+
+__all__ = ["InPlaceArea", "LiveControls", "OutputArea", "widget_bundle"]
+
+
+def widget_bundle(widget: widgets.Widget) -> dict[str, Any]:
+    """The display data of `widget`: ipywidgets 8's ``_repr_mimebundle_()``, or, on ipywidgets 7
+    (Colab's 7.7.1, which has no such method), the same data its ``_ipython_display_`` sends."""
+    if hasattr(widget, "_repr_mimebundle_"):
+        return widget._repr_mimebundle_()
+    view = {"version_major": 2, "version_minor": 0, "model_id": widget.model_id}
+    return {"text/plain": repr(widget), "application/vnd.jupyter.widget-view+json": view}
+
+
+class OutputArea:
+    """The live picture inside an ``Output`` widget under the controls."""
+
+    def __init__(self) -> None:
+        self.widget: widgets.Output | None = widgets.Output()
+
+    def display(self, show_controls: Callable[[], None], png: bytes) -> None:
+        """Show the static picture, then the controls (whose box holds the Output)."""
+        display(Image(data=png))
+        show_controls()
+
+    def show(self, png: bytes, label: str) -> None:
+        """Replace the Output's picture; `label` is its text/plain form."""
+        data = base64.b64encode(png).decode("ascii")
+        # Setting `outputs` works from a widget callback and without a kernel alike.
+        self.widget.outputs = (
+            {"output_type": "display_data", "data": {"image/png": data, "text/plain": label}, "metadata": {}},
+        )
+
+
+class InPlaceArea:
+    """The static picture is the live one: a cell output with a display_id, updated in place."""
+
+    def __init__(self) -> None:
+        self.widget: widgets.Output | None = None
+        self.handle: Any = None  # the DisplayHandle, once shown
+
+    def display(self, show_controls: Callable[[], None], png: bytes) -> None:
+        """Show the controls, then the picture as an output of its own that `show` replaces."""
+        show_controls()
+        self.handle = display(Image(data=png), display_id=True)
+
+    def show(self, png: bytes, label: str) -> None:
+        """Replace the displayed picture (nothing to do before it is displayed)."""
+        if self.handle is not None:
+            self.handle.update(Image(data=png))
+
+
+class LiveControls:
+    """Controls (name -> value widget) whose every change redraws one picture.
+
+    Subclasses implement ``png()`` (the picture for the current values, PNG bytes) and call
+    ``_make_box`` to lay the controls out. ``redraws`` counts the redraws since creation.
+    """
+
+    #: The box's text/plain form (None: ipywidgets' own `VBox(children=...)`).
+    plain_text: str | None = None
+
+    def __init__(
+        self,
+        controls: Mapping[str, widgets.ValueWidget],
+        *,
+        area: OutputArea | InPlaceArea,
+        continuous_update: bool = False,
+    ) -> None:
+        self.controls = dict(controls)
+        if not self.controls:
+            raise ValueError(f"{type(self).__name__} needs at least one control, e.g. lr=FloatSlider()")
+        self.area = area
+        self.redraws = 0
+        for control in self.controls.values():
+            if hasattr(control, "continuous_update"):
+                control.continuous_update = continuous_update
+            control.observe(self._on_change, names="value")
+
+    def _make_box(
+        self, below: Sequence[widgets.Widget], row: Mapping[str, Any] | None = None
+    ) -> widgets.VBox:
+        """VBox of: the controls in one HBox (`row`: its keyword arguments), `below`, the area's widget."""
+        children = [widgets.HBox(list(self.controls.values()), **dict(row or {})), *below]
+        if self.area.widget is not None:
+            children.append(self.area.widget)
+        self.box = widgets.VBox(children)
+        return self.box
+
+    # -- to implement
+    def png(self) -> bytes:  # pragma: no cover - abstract
+        """The picture for the controls' current values."""
+        raise NotImplementedError
+
+    # -- machinery
+    def values(self) -> dict[str, Any]:
+        """The controls' current values, by name."""
+        return {name: control.value for name, control in self.controls.items()}
+
+    def redraw(self) -> None:
+        """Put the picture for the current values into the picture area."""
+        self.show(self.png())
+
+    def show(self, png: bytes) -> None:
+        """Put `png` into the picture area and count the redraw."""
+        self.area.show(png, f"<plot for {self.values()}>")
+        self.redraws += 1
+
+    def _on_change(self, change: Any) -> None:
+        self.redraw()
+
+    def _show_controls(self) -> None:
+        if self.plain_text is None:
+            display(self.box)
+            return
+        display({**widget_bundle(self.box), "text/plain": self.plain_text}, raw=True)
+        if not hasattr(self.box, "_repr_mimebundle_"):  # ipywidgets 7 runs its on_displayed callbacks here
+            self.box._handle_displayed()
+
+    def _ipython_display_(self) -> None:
+        self.area.display(self._show_controls, self.png())  # the default state, kept in the saved notebook
