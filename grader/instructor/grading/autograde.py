@@ -24,6 +24,7 @@ from pathlib import Path
 
 import nbformat
 
+from grader.instructor import translations
 from grader.instructor.grading import cell_names, repair, tamper
 from grader.instructor.grading.records import CellPlan, Finding, Job, Limits, Result
 from grader.instructor.nbgrader_env import ensure_venv_on_path, load_config
@@ -108,6 +109,7 @@ class Course:
         self.coursedir = self.api.coursedir
         self.db_url = self.coursedir.db_url
         self._read: dict[Path, nbformat.NotebookNode | None] = {}
+        self._sources: dict[tuple[str, str], set[str]] = {}
 
     def _instructor_notebook(self, path: Path) -> nbformat.NotebookNode | None:
         """A source or release notebook, read once per run (every submission of it needs it);
@@ -182,11 +184,22 @@ class Course:
         return nb, repairs
 
     def instructor_sources(self, assignment: str, notebook: str) -> set[str]:
-        """Sources of the instructor's plain code cells (unchanged ones are trusted code)."""
-        nb = self._instructor_notebook(self.source_path(assignment) / f"{notebook}.ipynb")
-        if nb is None:
-            return set()
-        return {c.source for c in nb.cells if c.cell_type == "code" and "nbgrader" not in c.metadata}
+        """Sources of the instructor's plain code cells, in every edition the course has a complete
+        translation of (`translations/<language>/<assignment>.po`): unchanged ones are trusted code."""
+        key = (assignment, notebook)
+        if key not in self._sources:
+            nb = self._instructor_notebook(self.source_path(assignment) / f"{notebook}.ipynb")
+            editions = [nb] if nb is not None else []
+            for language in translations.EDITIONS if nb is not None and notebook == assignment else ():
+                if translations.catalogue_path(assignment, language, self.root).is_file():
+                    try:
+                        editions.append(translations.translate_notebook(nb, assignment, language, self.root))
+                    except translations.TranslationError:
+                        pass  # an incomplete edition was never released: its cells are not the instructor's
+            cells = [c for e in editions for c in e.cells]
+            plain = [c for c in cells if c.cell_type == "code" and "nbgrader" not in c.metadata]
+            self._sources[key] = {c.source for c in plain}
+        return self._sources[key]
 
     def other_files(self, student: str, assignment: str) -> dict[str, str]:
         """The non-notebook files nbgrader puts next to the notebook (base64), as nbgrader does:

@@ -81,6 +81,10 @@ def selfgrade(
         root = Path(tmp)
         shutil.copytree(course / assignment, root / "course" / assignment)
         shutil.copy(config, root / "nbgrader_config.py")
+        for catalogue in sorted((course.parent / "translations").glob(f"*/{assignment}.po")):
+            # the lesson's editions: their plain cells are the instructor's code, as the English ones
+            (root / "translations" / catalogue.parent.name).mkdir(parents=True, exist_ok=True)
+            shutil.copy(catalogue, root / "translations" / catalogue.parent.name / catalogue.name)
         api = nbgrader_api(root, db_url=f"sqlite:///{root / 'gradebook.db'}")
         made = api.generate_assignment(assignment, force=True, create=True)
         if not made["success"]:
