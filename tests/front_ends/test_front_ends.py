@@ -95,11 +95,16 @@ def test_first_code_cell_is_the_bootstrap_cell(name: str, folder: str) -> None:
 @pytest.mark.parametrize("name", NAMES)
 def test_an_unchanged_student_copy_is_trusted_code(name: str) -> None:
     """backprop-grade scans only student cells; the release's bootstrap cell, unchanged, is not one."""
-    course = SimpleNamespace(source_path=lambda assignment: REPO / "course" / assignment, _read={})
+    course = SimpleNamespace(source_path=lambda assignment: REPO / "course" / assignment, _read={},
+                             _sources={}, root=REPO)
     course._instructor_notebook = lambda path: Course._instructor_notebook(course, path)
     trusted = Course.instructor_sources(course, name, name)
     released = _first_code_cell(_notebook("exercises", name))
     assert _cell_kind(released, trusted) == "trusted"
+    # and so is the Portuguese edition's, with every other plain cell of that edition
+    release_pt = nbformat.read(REPO / "exercises" / "pt" / name / f"{name}.ipynb", as_version=4)
+    plain = [c for c in release_pt.cells if c.cell_type == "code" and "nbgrader" not in c.metadata]
+    assert plain and all(_cell_kind(c, trusted) == "trusted" for c in plain)
 
 
 def test_add_front_ends_is_idempotent() -> None:
