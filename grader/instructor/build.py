@@ -419,7 +419,8 @@ def check(root: Path = REPO) -> list[str]:
         problems += _compare_trees(Path(scratch), root / "exercises", "exercises")
     for name in names:
         for language in ["en", *editions(name, root)]:
-            problems += _solution_problems(name, root, language)
+            if (name, language) not in translations.PENDING:  # declared unfinished: not built yet
+                problems += _solution_problems(name, root, language)
     for language in ["en", *translations.EDITIONS]:
         solutions = edition_dir(root / "solutions", "", language)
         extra = sorted(p.name for p in solutions.iterdir() if p.is_dir()) if solutions.is_dir() else []

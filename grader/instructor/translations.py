@@ -42,6 +42,9 @@ REPO = Path(__file__).resolve().parents[2]
 TRANSLATIONS = REPO / "translations"
 #: The editions besides English, and their names in their own language.
 EDITIONS = {"pt": "Português"}
+#: Editions declared unfinished: (lesson, language) -> why. The build skips them, the tests accept
+#: them, README.pt.md says so. Empty this as soon as the catalogue is complete.
+PENDING = {("10_rnn", "pt"): "13 markdown cells were still untranslated when the session of 2026-12-02 ended"}
 HASH_NOTE = "en-sha256 "
 
 # A string literal is prose when it holds two words, or when it is a label, a title or a description.

@@ -59,6 +59,11 @@ def test_release_hides_solutions_and_hidden_tests(name: str) -> None:
 @pytest.mark.parametrize("edition", ["", "pt/"])
 @pytest.mark.parametrize("name", NAMES)
 def test_solution_is_clean_and_executed(name: str, edition: str) -> None:
+    from grader.instructor.translations import PENDING
+
+    if edition and (name, edition.rstrip("/")) in PENDING:
+        assert not (REPO / "solutions" / f"{edition}{name}").exists(), "an unfinished edition is not built"
+        return
     path = REPO / "solutions" / f"{edition}{name}" / f"{name}.ipynb"
     name = f"{edition}{name}"
     nb = nbformat.read(path, as_version=4)

@@ -24,6 +24,9 @@ LANGUAGES = sorted(tr.EDITIONS)
 @pytest.mark.parametrize("name", NAMES)
 def test_every_lesson_is_translated_and_up_to_date(name: str, language: str) -> None:
     problems = tr.problems(name, language)
+    if (name, language) in tr.PENDING:  # declared unfinished: still a catalogue, with work left in it
+        assert problems and tr.catalogue_path(name, language).is_file(), f"{name} is complete: empty PENDING"
+        return
     assert not problems, f"{name} ({language}):\n" + "\n".join(problems[:20])
 
 
@@ -196,7 +199,7 @@ def _plain_flags(name: str) -> list[bool]:
 @pytest.mark.parametrize("name", NAMES)
 def test_both_editions_grade_the_same_cells(name: str) -> None:
     assert editions(name) == LANGUAGES, f"{name} has no catalogue for {set(LANGUAGES) - set(editions(name))}"
-    for language in LANGUAGES:
+    for language in [lang for lang in LANGUAGES if (name, lang) not in tr.PENDING]:
         for folder, flags in (("exercises", None), ("solutions", _plain_flags(name))):
             en = nbformat.read(REPO / folder / name / f"{name}.ipynb", as_version=4)
             ours = nbformat.read(REPO / folder / language / name / f"{name}.ipynb", as_version=4)

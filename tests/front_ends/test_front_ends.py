@@ -17,6 +17,7 @@ import pytest
 from grader.instructor import front_ends
 from grader.instructor.build import REPO, assignments
 from grader.instructor.grading.autograde import Course, _cell_kind
+from grader.instructor.translations import PENDING
 
 NAMES = assignments()
 FOLDERS = ("course", "exercises", "solutions")
@@ -60,7 +61,8 @@ def test_the_portuguese_readme_links_every_portuguese_notebook() -> None:
     assert sorted(rows) == NAMES, "README.pt.md's lesson table and course/ list different lessons"
     for name, links in rows.items():
         assert links == front_ends.readme_links(name, "pt"), f"README.pt.md row of {name}: {links}"
-        assert (REPO / "exercises" / "pt" / name / f"{name}.ipynb").is_file(), name
+        built = (REPO / "exercises" / "pt" / name / f"{name}.ipynb").is_file()
+        assert built != ((name, "pt") in PENDING), name
     assert "make lab LANG=pt" in readme and "make test" in readme
     assert "(README.pt.md)" in (REPO / "README.md").read_text(encoding="utf-8")
 
@@ -102,6 +104,8 @@ def test_an_unchanged_student_copy_is_trusted_code(name: str) -> None:
     released = _first_code_cell(_notebook("exercises", name))
     assert _cell_kind(released, trusted) == "trusted"
     # and so is the Portuguese edition's, with every other plain cell of that edition
+    if (name, "pt") in PENDING:
+        return
     release_pt = nbformat.read(REPO / "exercises" / "pt" / name / f"{name}.ipynb", as_version=4)
     plain = [c for c in release_pt.cells if c.cell_type == "code" and "nbgrader" not in c.metadata]
     assert plain and all(_cell_kind(c, trusted) == "trusted" for c in plain)
