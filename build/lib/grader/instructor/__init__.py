@@ -1,1 +1,0 @@
-"""Instructor tools: build pipeline and grading."""
