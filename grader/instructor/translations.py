@@ -44,7 +44,7 @@ TRANSLATIONS = REPO / "translations"
 EDITIONS = {"pt": "Português"}
 #: Editions declared unfinished: (lesson, language) -> why. The build skips them, the tests accept
 #: them, README.pt.md says so. Empty this as soon as the catalogue is complete.
-PENDING = {("10_rnn", "pt"): "13 markdown cells were still untranslated when the session of 2026-12-02 ended"}
+PENDING: dict[tuple[str, str], str] = {}
 HASH_NOTE = "en-sha256 "
 
 # A string literal is prose when it holds two words, or when it is a label, a title or a description.
