@@ -9,7 +9,7 @@ from .by_hand import AutogradForbidden, ForbiddenCall, by_hand, count_calls, for
 from .checks import CheckResult, check_close, check_gradient, check_layer
 from .errors import BadReturnValue, CheckFailed, ToolkitInputError
 from .hints import HINT_CODES, Hint, diagnose
-from .i18n import set_language
+from .i18n import set_language, tr
 from .numgrad import (
     eval_numerical_gradient,
     eval_numerical_gradient_array,
@@ -46,6 +46,7 @@ __all__ = [
     "rel_error",
     "set_language",
     "show_hint",
+    "tr",
     "verify_environment",
 ]
 

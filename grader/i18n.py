@@ -6,6 +6,7 @@ English. A message with no translation is shown in English.
 
     from grader.i18n import _            # the toolkit (grader/*.py, grader/hints/)
     from grader.i18n import lesson_text as _   # the lesson helpers (grader/lessons/)
+    from grader import tr                       # the lessons' own test cells (course/)
 
     _("relative error {error}").format(error=...)   # translate first, then format
 
@@ -30,6 +31,9 @@ ENVIRONMENT_VARIABLE = "BACKPROP_COURSE_LANGUAGE"
 LANGUAGES = ("en", "pt")
 TOOLKIT_DOMAIN = "grader"
 LESSONS_DOMAIN = "grader_lessons"
+#: What the lessons' test cells print and assert: their code is the same in every edition (it is
+#: graded), so their messages are translated when they are shown, like the toolkit's.
+CELLS_DOMAIN = "grader_cells"
 
 #: {"language": the one `set_language` chose, or None}: a dict mutated in place, never rebound, because
 #: grader.trusted seals the toolkit's module attributes (a rebound global reads as tampering).
@@ -85,6 +89,17 @@ def lesson_text(message: str) -> str:
 def lesson_ngettext(singular: str, plural: str, n: int) -> str:
     """A lesson helper's message with a count, in the student's language."""
     return catalogue(LESSONS_DOMAIN, language()).ngettext(singular, plural, n)
+
+
+def tr(message: str) -> str:
+    """A message of a lesson's test cell in the student's language (English when untranslated).
+
+    The cell's code is the same in both editions; only what it shows changes:
+
+        print(tr("✓ the same seed gives the same weights"))
+        assert ok, tr("expected {expected}, got {got}").format(expected=..., got=...)
+    """
+    return catalogue(CELLS_DOMAIN, language()).gettext(message)
 
 
 def N_(message: str) -> str:

@@ -4,8 +4,10 @@
     python -m grader.instructor.messages compile   # .po -> .mo (what the kernels read)
     python -m grader.instructor.messages check     # exit 1 on anything untranslated or stale
 
-Two domains (`grader.i18n`): "grader" for the toolkit (grader/*.py and grader/hints/), and
-"grader_lessons" for the lesson helpers (grader/lessons/). A message whose English changed is
+Three domains (`grader.i18n`): "grader" for the toolkit (grader/*.py and grader/hints/),
+"grader_lessons" for the lesson helpers (grader/lessons/), and "grader_cells" for the `tr(...)`
+messages of the lessons' graded and locked cells (course/*/*.ipynb: code that must stay the same
+in every edition, so what it prints is translated when shown). A message whose English changed is
 marked fuzzy by `update` (its old translation kept as a suggestion) until a translator revises it
 and removes the flag.
 """
@@ -18,21 +20,24 @@ import sys
 from datetime import UTC, datetime
 from pathlib import Path
 
+import nbformat
 from babel.messages.catalog import Catalog
 from babel.messages.checkers import python_format
-from babel.messages.extract import extract_from_file
+from babel.messages.extract import extract, extract_from_file
 from babel.messages.mofile import write_mo
 from babel.messages.pofile import read_po, write_po
 
-from grader.i18n import LANGUAGES, LESSONS_DOMAIN, LOCALE_DIR, TOOLKIT_DOMAIN
+from grader.i18n import CELLS_DOMAIN, LANGUAGES, LESSONS_DOMAIN, LOCALE_DIR, TOOLKIT_DOMAIN
 
 GRADER = LOCALE_DIR.parent
 #: What each domain is extracted from, and the names its messages are marked with.
 SOURCES = {
     TOOLKIT_DOMAIN: sorted([*GRADER.glob("*.py"), *(GRADER / "hints").glob("*.py")]),
     LESSONS_DOMAIN: sorted((GRADER / "lessons").glob("*.py")),
+    CELLS_DOMAIN: sorted((GRADER.parent / "course").glob("*/*.ipynb")),
 }
 KEYWORDS = {"_": None, "N_": None, "ngettext": (1, 2), "lesson_text": None, "lesson_ngettext": (1, 2)}
+CELL_KEYWORDS = {"tr": None}
 #: Fixed dates keep the files byte-stable from one run to the next.
 FIXED_DATE = datetime(2026, 12, 1, tzinfo=UTC)
 TRANSLATED = [language for language in LANGUAGES if language != "en"]
@@ -46,12 +51,30 @@ def template(domain: str) -> Catalog:
     """Every message marked in the domain's sources, with where it is used."""
     catalog = Catalog(project="backprop-course", creation_date=FIXED_DATE, fuzzy=False)
     for path in SOURCES[domain]:
-        for line, message, comments, _context in extract_from_file(
-            "python", str(path), keywords=KEYWORDS, comment_tags=("Translators:",)
-        ):
+        found = _notebook_messages(path) if path.suffix == ".ipynb" else extract_from_file(
+            "python", str(path), keywords=KEYWORDS, comment_tags=("Translators:",))
+        for line, message, comments, _context in found:
             where = (path.relative_to(GRADER.parent).as_posix(), line)
             catalog.add(message, locations=[where], auto_comments=comments)
     return catalog
+
+
+def _notebook_messages(path: Path) -> list[tuple]:
+    """The `tr(...)` messages of a lesson's code cells, located by the line in the whole notebook
+    file's code (cell after cell), with the cell id as a comment for the translator."""
+    nb = nbformat.read(path, as_version=4)
+    found, offset = [], 0
+    for cell in nb.cells:
+        if cell.cell_type != "code":
+            continue
+        source = "\n".join("# " + line if line.lstrip().startswith(("%", "!")) else line
+                           for line in cell.source.splitlines())  # magics are not Python
+        for line, message, comments, context in extract(
+            "python", io.BytesIO(source.encode()), keywords=CELL_KEYWORDS, comment_tags=("Translators:",)
+        ):
+            found.append((offset + line, message, [f"cell {cell.get('id')}", *comments], context))
+        offset += source.count("\n") + 1
+    return found
 
 
 def read(path: Path, language: str, domain: str) -> Catalog:
