@@ -367,6 +367,54 @@ def problems(lesson: str, language: str, root: Path = REPO) -> list[str]:
     return found
 
 
+HIDDEN_TESTS = "### BEGIN HIDDEN TESTS"
+#: The calls whose string arguments a student reads: what a test cell prints or hints.
+_SHOWN_CALLS = {"print", "show_hint"}
+
+
+def _shown_literal(node: ast.AST) -> str | None:
+    """The prose of a str literal or f-string node (its fields blanked), else None."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        text = node.value
+    elif isinstance(node, ast.JoinedStr):
+        text = " ".join(v.value if isinstance(v, ast.Constant) else " " for v in node.values)
+    else:
+        return None
+    return text if _PROSE.search(text) else None
+
+
+def english_only_messages(lesson: str, root: Path = REPO) -> list[str]:
+    """Messages a graded or locked cell shows a student without `tr(...)`: English in every edition.
+
+    Those cells are the same in every edition, so what they print (print, show_hint) and what
+    their visible asserts say must go through `grader.tr`. The hidden tests are not read: a
+    student sees their messages only in the grading feedback."""
+    nb = nbformat.read(root / "course" / lesson / f"{lesson}.ipynb", as_version=4)
+    found = []
+    for cell in nb.cells:
+        meta = cell.get("metadata", {}).get("nbgrader", {}) or {}
+        if cell.cell_type != "code" or is_plain(cell) or meta.get("solution"):
+            continue
+        visible = cell.source.split(HIDDEN_TESTS)[0].splitlines()
+        code = "\n".join("#" + ln if ln.lstrip().startswith(("%", "!")) else ln for ln in visible)
+        try:
+            tree = ast.parse(code)
+        except SyntaxError:
+            continue
+        for node in sorted(ast.walk(tree), key=lambda n: getattr(n, "lineno", 0)):
+            shown: list[ast.AST] = []
+            if isinstance(node, ast.Call) and getattr(node.func, "id", None) in _SHOWN_CALLS:
+                shown = list(node.args)
+            elif isinstance(node, ast.Assert) and node.msg is not None:
+                shown = [node.msg]
+            for arg in shown:
+                text = _shown_literal(arg)
+                if text is not None:
+                    found.append(f"course/{lesson}, cell {cell.get('id')}, line {arg.lineno}: "
+                                 f"{text.strip()[:60]!r} is shown without tr(...)")
+    return found
+
+
 def translate_notebook(
     nb: nbformat.NotebookNode, lesson: str, language: str, root: Path = REPO
 ) -> nbformat.NotebookNode:
@@ -426,7 +474,7 @@ def main(argv: list[str] | None = None) -> int:
                 f"{sum(1 for m in catalog if m.id)} units translated"
             )
         else:
-            found += problems(lesson, args.language)
+            found += problems(lesson, args.language) + english_only_messages(lesson)
     if args.command == "check":
         print("\n".join(found) or "every translation is complete and up to date")
     return 1 if found else 0

@@ -25,6 +25,7 @@ import numpy as np
 
 from .._validate import describe, fmt_shape
 from ..errors import ToolkitInputError
+from ..i18n import N_
 from ..i18n import lesson_text as _
 from ..trusted import plain_ndarray
 from .deep_nets_experiments import DeepNetRun, deep_net_gradients, train_deep_net
@@ -46,7 +47,7 @@ __all__ = [
     "train_deep_net",
 ]
 
-_HEADER = f"{'quantity':<14} {'exact':>5} {'close':>5}   largest |difference|"
+_HEADER = N_("{quantity:<14} {exact:>5} {close:>5}   largest |difference|")
 
 
 @dataclass(frozen=True)
@@ -67,8 +68,8 @@ class Comparison:
     def row(self) -> str:
         """The comparison as one line under `comparison_table`'s header."""
         if self.problem:
-            return f"{self.name:<14} {'no':>5} {'no':>5}   {self.problem}"
-        yes = {True: "yes", False: "no"}
+            return f"{self.name:<14} {_('no'):>5} {_('no'):>5}   {self.problem}"
+        yes = {True: _("yes"), False: _("no")}
         return f"{self.name:<14} {yes[self.exact]:>5} {yes[self.close]:>5}   {self.max_diff:.1e}"
 
 
@@ -126,7 +127,7 @@ def comparison_table(rows: Iterable[Sequence[Any]]) -> list[Comparison]:
         if not isinstance(row, Sequence) or len(row) != 3:
             raise ToolkitInputError(
                 f"every row must be a (name, mine, reference) triple, got {describe(row)}.")
-    print(_HEADER)
+    print(_(_HEADER).format(quantity=_("quantity"), exact=_("exact"), close=_("close")))
     return [compare_to_torch(*row) for row in triples]
 
 

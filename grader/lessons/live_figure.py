@@ -30,6 +30,7 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from matplotlib.ticker import LogLocator, MaxNLocator, NullLocator
 
+from ..i18n import N_
 from .student_calls import NotReady
 from .widget_base import InPlaceArea, LiveControls
 
@@ -47,7 +48,7 @@ class LiveFigure(LiveControls):
     """
 
     #: Shown by front ends that cannot display widgets (instead of `VBox(children=...)`).
-    plain_text = "[interactive controls: run the notebook in Jupyter to use them]"
+    plain_text = N_("[interactive controls: run the notebook in Jupyter to use them]")
 
     def __init__(
         self,

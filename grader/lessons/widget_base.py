@@ -31,6 +31,8 @@ from typing import Any
 import ipywidgets as widgets
 from IPython.display import Image, display
 
+from ..i18n import lesson_text as _
+
 __all__ = ["InPlaceArea", "LiveControls", "OutputArea", "widget_bundle"]
 
 
@@ -144,7 +146,7 @@ class LiveControls:
         if self.plain_text is None:
             display(self.box)
             return
-        display({**widget_bundle(self.box), "text/plain": self.plain_text}, raw=True)
+        display({**widget_bundle(self.box), "text/plain": _(self.plain_text)}, raw=True)
         if not hasattr(self.box, "_repr_mimebundle_"):  # ipywidgets 7 runs its on_displayed callbacks here
             self.box._handle_displayed()
 

@@ -84,7 +84,8 @@ def root(tmp_path: Path) -> Path:
 
 
 PORTUGUESE = {
-    "# Lesson 0 · Demo\n\nWrite `double(x)`, which returns $2x$.": "# Aula 0 · Demonstração\n\nEscreva `double(x)`, que devolve $2x$.",
+    "# Lesson 0 · Demo\n\nWrite `double(x)`, which returns $2x$.":
+        "# Aula 0 · Demonstração\n\nEscreva `double(x)`, que devolve $2x$.",
     "# the slope of the line, drawn": "# a inclinação da reta, desenhada",
     'f"double({x}) = {double(x)}, twice the input"': 'f"double({x}) = {double(x)}, o dobro da entrada"',
     '"a straight line"': '"uma reta"',
@@ -224,3 +225,35 @@ def test_the_portuguese_bootstrap_cell_speaks_portuguese_and_sets_the_language()
     ran = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=60, cwd=REPO)
     assert ran.returncode == 0, ran.stderr
     assert ran.stdout.splitlines() == ["O kit do curso já está instalado: nada a preparar.", "pt"]
+
+
+# ---------------------------------------------------------------- graded and locked cells
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_graded_and_locked_cells_show_their_messages_through_tr(name: str) -> None:
+    """Those cells are the same in both editions: what they print must be translated when shown."""
+    found = tr.english_only_messages(name)
+    assert not found, (f"{len(found)} message(s) would stay English in the Portuguese edition:\n"
+                       + "\n".join(found[:10]))
+
+
+def test_a_printed_message_without_tr_is_found(root: Path) -> None:
+    nb = nbformat.v4.new_notebook()
+    test_cell = nbformat.v4.new_code_cell(
+        'print(tr("✓ the same seed gives the same weights"))\n'
+        'print(f"largest change in x: {change:.1e}")\n'
+        'assert ok, tr("expected {a}").format(a=1)\n'
+        'assert ok, "the biases should start at zero"\n'
+        'print(f"{name}: {value}")\n'
+        '### BEGIN HIDDEN TESTS\nassert ok, "a hidden message stays English"\n### END HIDDEN TESTS')
+    test_cell.metadata["nbgrader"] = {"grade": True, "locked": True, "solution": False, "grade_id": "t",
+                                      "points": 1}
+    nb.cells.append(test_cell)
+    (root / "course" / LESSON).mkdir(parents=True, exist_ok=True)
+    nbformat.write(nb, root / "course" / LESSON / f"{LESSON}.ipynb")
+    found = tr.english_only_messages(LESSON, root)
+    assert [line.split(": ", 1)[1] for line in found] == [
+        "'largest change in x:' is shown without tr(...)",
+        "'the biases should start at zero' is shown without tr(...)",
+    ], found
