@@ -15,6 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import ToolkitInputError
+from ..i18n import lesson_text
 from .lstm_models import Adam, StudentLSTM, VanillaRNN, init_lstm, init_rnn, softmax_readout
 from .student_calls import NotReady, for_cell
 
@@ -82,7 +83,7 @@ class MemoryResult:
 
     def table(self) -> str:
         """One line per length: the mean accuracy of each model and every seed's."""
-        lines = ["  T   vanilla RNN (each seed)        LSTM (each seed)"]
+        lines = [lesson_text("  T   vanilla RNN (each seed)        LSTM (each seed)")]
         for row, T in enumerate(self.lengths):
             rnn = " ".join(f"{a:.2f}" for a in self.rnn[row])
             lstm = " ".join(f"{a:.2f}" for a in self.lstm[row]) if self.lstm is not None else "-"
