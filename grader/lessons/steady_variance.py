@@ -12,6 +12,7 @@ initialiser checks compare with.
 from __future__ import annotations
 
 import math
+from collections.abc import Iterator, Mapping
 
 import numpy as np
 
@@ -21,11 +22,31 @@ from ..i18n import lesson_text as _
 
 __all__ = ["CONDITIONS", "init_variance_reference", "measured_gains"]
 
-CONDITIONS = {
+
+
+class _Shown(Mapping):
+    """A read-only {key: message} whose messages come out in the student's language (the locked
+    cell that prints them is the same in both editions)."""
+
+    def __init__(self, messages: dict[str, str]) -> None:
+        self._messages = messages
+
+    def __getitem__(self, key: str) -> str:
+        return _(self._messages[key])
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._messages)
+
+    def __len__(self) -> int:
+        return len(self._messages)
+
+
+#: {condition: what stays steady under it}, in the student's language.
+CONDITIONS = _Shown({
     "forward": N_("the signal's variance, through a tanh layer near 0"),
     "backward": N_("the gradient's variance, on its way down"),
     "relu_forward": N_("the signal's mean square, through a ReLU layer"),
-}
+})
 
 
 def _weights(rng: np.random.Generator, variance: float, fan_in: int, fan_out: int, key: str) -> np.ndarray:
