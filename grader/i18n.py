@@ -91,7 +91,22 @@ def lesson_ngettext(singular: str, plural: str, n: int) -> str:
     return catalogue(LESSONS_DOMAIN, language()).ngettext(singular, plural, n)
 
 
-def tr(message: str) -> str:
+class Shown(str):
+    """A message in the student's language that remembers its English (`.english`), also once
+    formatted, so that the class report counts a hint once whatever language showed it."""
+
+    english: str
+
+    def __new__(cls, shown: str, english: str) -> Shown:
+        message = super().__new__(cls, shown)
+        message.english = english
+        return message
+
+    def format(self, *args: object, **kwargs: object) -> Shown:
+        return Shown(str.format(self, *args, **kwargs), self.english.format(*args, **kwargs))
+
+
+def tr(message: str) -> Shown:
     """A message of a lesson's test cell in the student's language (English when untranslated).
 
     The cell's code is the same in both editions; only what it shows changes:
@@ -99,7 +114,7 @@ def tr(message: str) -> str:
         print(tr("✓ the same seed gives the same weights"))
         assert ok, tr("expected {expected}, got {got}").format(expected=..., got=...)
     """
-    return catalogue(CELLS_DOMAIN, language()).gettext(message)
+    return Shown(catalogue(CELLS_DOMAIN, language()).gettext(message), message)
 
 
 def N_(message: str) -> str:

@@ -79,8 +79,8 @@ def emit(lines: Sequence[str], hints: Sequence[tuple[str | None, str]] = ()) -> 
 
 def show_hint(message: str, code: str | None = None) -> None:
     """A hint of a test cell's own (`Hint: message`), shown as the toolkit's checks show theirs,
-    so that the class report counts it too."""
-    emit([hint_line(message, code).lstrip()], [(code, message)])
+    so that the class report counts it too (by its English, when it came from `grader.tr`)."""
+    emit([hint_line(message, code).lstrip()], [(code, getattr(message, "english", message))])
 
 
 def hints_of_output(output: dict) -> list[tuple[str, str]]:

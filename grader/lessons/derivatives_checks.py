@@ -31,15 +31,10 @@ __all__ = [
     "check_slope",
     "check_taylor_term",
     "check_value",
-    "VIEW_HINT",
 ]
 
 EPS = float(np.finfo(np.float64).eps)
 Mistakes = Sequence[tuple[Any, str]]
-
-VIEW_HINT = N_("your gradient is all zeros: the output you kept was a view of x and moved with it. "
-             "Keep a copy of each output before nudging x again.")
-
 
 #: The two difference quotients, as a message names them.
 _KINDS = {"forward": N_("forward"), "centred": N_("centred")}

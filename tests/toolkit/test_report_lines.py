@@ -19,6 +19,10 @@ shell.display_pub.publish = lambda data, metadata=None, **kw: published.append(d
 from grader.report_lines import emit, show_hint
 emit(["✗ db  relative error 1.0e+00", "    Hint: halve it  [scale]"], [("scale", "halve it")])
 show_hint("a hint of the cell's own")
+import grader
+from grader import tr
+grader.set_language("pt")
+show_hint(tr("your loss counts the positions where mask is False; leave them out."))
 print(json.dumps(published))
 """
 
@@ -33,12 +37,16 @@ def test_outside_ipython_the_lines_are_printed(capsys) -> None:
 def test_in_ipython_one_output_carries_the_text_and_the_hints_as_data() -> None:
     done = subprocess.run([sys.executable, "-c", IN_A_SHELL], capture_output=True, text=True, cwd=REPO,
                           timeout=60, check=True)
-    first, second = json.loads(done.stdout.strip().splitlines()[-1])
+    first, second, portuguese = json.loads(done.stdout.strip().splitlines()[-1])
     assert first["text/plain"] == "✗ db  relative error 1.0e+00\n    Hint: halve it  [scale]"
     assert first[CHECK_MIME] == {"hints": [{"code": "scale", "message": "halve it"}]}
     assert second["text/plain"] == "Hint: a hint of the cell's own"
     output = {"output_type": "display_data", "data": second}
     assert hints_of_output(output) == [("", "a hint of the cell's own")]
+    # a test cell's hint in Portuguese is shown in Portuguese and counted by its English
+    assert portuguese["text/plain"].startswith("Dica: a sua perda conta as posições")
+    assert portuguese[CHECK_MIME]["hints"] == [
+        {"code": None, "message": "your loss counts the positions where mask is False; leave them out."}]
 
 
 def test_the_report_counts_hints_from_the_data_only() -> None:
