@@ -454,7 +454,12 @@ def build(root: Path = REPO, force: bool = False, only: Iterable[str] = ()) -> l
         shutil.rmtree(stale)
     jobs = [(n, lang) for n in (only or names) for lang in ["en", *editions(n, root)]]
     incomplete = {(n, lang) for n, lang in jobs if lang != "en" and translations.problems(n, lang, root)}
-    todo = [job for job in jobs if job not in incomplete and _wanted(job, root, force)]
+    for name, language in sorted(incomplete):
+        print(f"solutions/{language}/{name}: not built, its translation is incomplete "
+              f"(`python -m grader.instructor.translations check {name}`)")
+    # stale (or forced) and complete: executed
+    todo = [(name, language) for name, language in jobs if (name, language) not in incomplete
+            and (force or _solution_problems(name, root, language))]
     for name, language in sorted(set(jobs) - set(todo) - incomplete):
         print(f"{edition_dir(Path('solutions'), name, language).as_posix()}: up to date")
     workers = max(1, min(len(todo), os.cpu_count() or 1))
@@ -462,16 +467,6 @@ def build(root: Path = REPO, force: bool = False, only: Iterable[str] = ()) -> l
         for label in pool.map(_build_one_solution, todo, [str(root)] * len(todo)):
             print(f"{label}: executed")
     return [name for name, _ in todo]
-
-
-def _wanted(job: tuple[str, str], root: Path, force: bool) -> bool:
-    """Whether a solution must be executed (stale, or forced); never an incomplete edition."""
-    name, language = job
-    if language != "en" and translations.problems(name, language, root):
-        print(f"solutions/{language}/{name}: not built, its translation is incomplete "
-              f"(`python -m grader.instructor.translations check {name}`)")
-        return False
-    return force or bool(_solution_problems(name, root, language))
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -236,8 +236,6 @@ def _entry(unit: Unit, string: str = "", previous: Message | None = None) -> Mes
         flags={"fuzzy"} if fuzzy else set(),
         auto_comments=[f"{unit.kind} · {HASH_NOTE}{recorded}"],
     )
-    if fuzzy:
-        message.previous_id = [previous.id]
     return message
 
 

@@ -24,6 +24,7 @@ from typing import Any
 import numpy as np
 
 from .._validate import describe
+from ..i18n import lesson_text as _
 from .student_calls import NotReady, call_student, for_cell, student_array
 
 __all__ = ["ACTIVATIONS", "DeepNetRun", "StudentBatchNorm", "deep_net_gradients", "forward_backward",
@@ -63,14 +64,16 @@ class StudentBatchNorm:
         """(out (N, D), cache) from the student's forward; NotReady when it fails or returns junk."""
         result = self._call(self.forward, "batchnorm_forward", x, gamma, beta, bn_param)
         if not isinstance(result, tuple) or len(result) != 2:
-            raise NotReady(f"batchnorm_forward returned {describe(result)}; expected a pair (out, cache).")
+            raise NotReady(_("batchnorm_forward returned {got}; expected a pair (out, cache).").format(
+                got=describe(result)))
         return student_array(result[0], x.shape, "batchnorm_forward", verb="returned"), result[1]
 
     def bwd(self, dout: np.ndarray, cache: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(dx (N, D), dgamma (D,), dbeta (D,)) from the student's backward; NotReady on junk."""
         result = self._call(self.backward, "batchnorm_backward", dout, cache)
         if not isinstance(result, tuple) or len(result) != 3:
-            raise NotReady(f"batchnorm_backward returned {describe(result)}; expected (dx, dgamma, dbeta).")
+            raise NotReady(_("batchnorm_backward returned {got}; expected (dx, dgamma, dbeta).").format(
+                got=describe(result)))
         d = dout.shape[1]
         return (student_array(result[0], dout.shape, "batchnorm_backward's dx", verb="returned"),
                 student_array(result[1], (d,), "batchnorm_backward's dgamma", verb="returned"),

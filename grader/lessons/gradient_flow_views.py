@@ -355,12 +355,16 @@ class DeadReluTrainer(LiveFigure):
         set_log_limits(self.p_loss.ax, both.min() / 1.5, both.max() * 1.5)
         self.keys[0].set_text(_("learning rate {lr} (solid)").format(lr=f"{run['lr']:.2g}"))
         self.keys[1].set_text(_("learning rate {lr} (dashed)").format(lr=f"{ref['lr']:.2g}"))
-        self.p_dead.title.set_text(f"dead after {run['steps']} steps: {run['dead'][-1]:.0%}")
-        self.p_loss.title.set_text(f"final loss {run['losses'][-1]:.3g}, accuracy {run['accuracy']:.0%}")
+        self.p_dead.title.set_text(_("dead after {steps} steps: {dead:.0%}").format(
+            steps=run["steps"], dead=run["dead"][-1]))
+        self.p_loss.title.set_text(_("final loss {loss:.3g}, accuracy {accuracy:.0%}").format(
+            loss=run["losses"][-1], accuracy=run["accuracy"]))
 
     def describe(self, s: dict) -> str:
         run, ref = s["run"], s["ref"]
-        return (f"learning rate {run['lr']:.2g}, {run['steps']} steps: <b>{run['dead'][-1]:.0%}</b> of the "
-                f"{self.hidden} hidden units dead, loss {run['losses'][-1]:.3g}, accuracy "
-                f"{run['accuracy']:.0%} · at {ref['lr']:.2g}: {ref['dead'][-1]:.0%} dead, "
-                f"loss {ref['losses'][-1]:.3g}")
+        return _("learning rate {lr:.2g}, {steps} steps: <b>{dead:.0%}</b> of the {hidden} hidden units "
+                 "dead, loss {loss:.3g}, accuracy {accuracy:.0%} · at {ref_lr:.2g}: {ref_dead:.0%} dead, "
+                 "loss {ref_loss:.3g}").format(
+            lr=run["lr"], steps=run["steps"], dead=run["dead"][-1], hidden=self.hidden,
+            loss=run["losses"][-1], accuracy=run["accuracy"], ref_lr=ref["lr"], ref_dead=ref["dead"][-1],
+            ref_loss=ref["losses"][-1])

@@ -104,7 +104,7 @@ def _cell_path(lstm_step_forward: Callable, lstm_step_backward: Callable, T: int
         forgets.append(1.0 / (1.0 + np.exp(-a[:, H:2 * H])))
         out = call_student(lstm_step_forward, "lstm_step_forward", x[:, t], h, c, p["Wx"], p["Wh"], p["b"])
         if not isinstance(out, tuple) or len(out) != 3:
-            raise NotReady("lstm_step_forward should return (next_h, next_c, cache).")
+            raise NotReady(_("lstm_step_forward should return (next_h, next_c, cache)."))
         h, c, cache = out
         caches.append(cache)
     dc, through, product = np.ones((N, H)), [None] * T, [None] * T
@@ -112,7 +112,7 @@ def _cell_path(lstm_step_forward: Callable, lstm_step_backward: Callable, T: int
     for t in reversed(range(T)):
         out = call_student(lstm_step_backward, "lstm_step_backward", np.zeros((N, H)), dc, caches[t])
         if not isinstance(out, tuple) or len(out) != 6:
-            raise NotReady("lstm_step_backward should return (dx, dprev_h, dprev_c, dWx, dWh, db).")
+            raise NotReady(_("lstm_step_backward should return (dx, dprev_h, dprev_c, dWx, dWh, db)."))
         dc = np.asarray(out[2], dtype=np.float64)
         running = running * forgets[t]
         through[t], product[t] = dc, running.copy()
@@ -143,14 +143,14 @@ def cell_path_reach(lstm_step_forward: Callable, lstm_step_backward: Callable, T
             out = call_student(lstm_step_forward, "lstm_step_forward", x[:, t], h, c,
                                p["Wx"], p["Wh"], p["b"])
             if not isinstance(out, tuple) or len(out) != 3:
-                raise NotReady("lstm_step_forward should return (next_h, next_c, cache).")
+                raise NotReady(_("lstm_step_forward should return (next_h, next_c, cache)."))
             h, c, cache = out
             caches.append(cache)
         dnext_h, dc, dx = g, np.zeros((N, H)), []
         for t in reversed(range(T)):
             out = call_student(lstm_step_backward, "lstm_step_backward", dnext_h, dc, caches[t])
             if not isinstance(out, tuple) or len(out) != 6:
-                raise NotReady("lstm_step_backward should return (dx, dprev_h, dprev_c, dWx, dWh, db).")
+                raise NotReady(_("lstm_step_backward should return (dx, dprev_h, dprev_c, dWx, dWh, db)."))
             dx.append(np.asarray(out[0], dtype=np.float64))
             dc, dnext_h = np.asarray(out[2], dtype=np.float64), np.zeros((N, H))
     except NotReady as why:

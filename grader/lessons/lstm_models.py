@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 
+from ..i18n import lesson_text as _
 from .student_calls import NotReady, call_student
 
 __all__ = ["Adam", "StudentLSTM", "VanillaRNN", "init_lstm", "init_rnn", "softmax_readout"]
@@ -78,7 +79,7 @@ class StudentLSTM:
     def backward(self, dh: np.ndarray, cache: Any) -> dict[str, np.ndarray]:
         out = call_student(self._backward, "lstm_backward", dh, cache)
         if not isinstance(out, tuple) or len(out) != 5:
-            raise NotReady("lstm_backward should return (dx, dh0, dWx, dWh, db).")
+            raise NotReady(_("lstm_backward should return (dx, dh0, dWx, dWh, db)."))
         dx, dh0, dWx, dWh, db = out
         grads = {"Wx": dWx, "Wh": dWh, "b": db}
         grads = {k: _array(v, f"lstm_backward's d{k}", self.params[k].shape) for k, v in grads.items()}
@@ -89,16 +90,16 @@ class StudentLSTM:
 
 def _two(out: Any, name: str, what: str) -> tuple[Any, Any]:
     if not isinstance(out, tuple) or len(out) != 2:
-        raise NotReady(f"{name} should return {what}.")
+        raise NotReady(_("{name} should return {what}.").format(name=name, what=what))
     return out
 
 
 def _array(value: Any, what: str, shape: tuple[int, ...]) -> np.ndarray:
     if not isinstance(value, np.ndarray) or value.shape != tuple(shape):
-        raise NotReady(f"{what} should be an array of shape {tuple(shape)}.")
+        raise NotReady(_("{what} should be an array of shape {shape}.").format(what=what, shape=tuple(shape)))
     value = value.astype(np.float64)
     if not np.all(np.isfinite(value)):
-        raise NotReady(f"{what} holds NaN or inf.")
+        raise NotReady(_("{what} holds NaN or inf.").format(what=what))
     return value
 
 

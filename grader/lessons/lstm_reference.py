@@ -15,6 +15,7 @@ import numpy as np
 import torch
 
 from ..errors import CheckFailed, ToolkitInputError
+from ..i18n import lesson_text as _
 from ..numgrad import rel_error
 from ..trusted import as_array
 
@@ -157,14 +158,14 @@ def truncated_bptt_mistake(name: str, actual, p: dict[str, np.ndarray], chunk: i
     h_reset, grads_reset = torch_lstm_truncated(*args, p["dh"], chunk=chunk, reset_cell=True)
     reset = h_reset if name == "h" else grads_reset[name]
     if actual.shape == reset.shape and rel_error(actual, reset) < 1e-8:
-        return ("your cell state restarts from zeros at every chunk (lstm_forward once per chunk does "
-                "that): carry prev_c across the chunk boundary as well as prev_h.")
+        return _("your cell state restarts from zeros at every chunk (lstm_forward once per chunk does "
+                 "that): carry prev_c across the chunk boundary as well as prev_h.")
     if name != "h":
         full = torch_lstm(*args, dh=p["dh"])[1][name]
         if actual.shape == full.shape and rel_error(actual, full) < 1e-8:
-            return ("your gradients are those of full BPTT: each chunk's backward pass must stop at the "
-                    "chunk's first step (start it from zero dnext_h and dnext_c, drop what its first "
-                    "step returns).")
+            return _("your gradients are those of full BPTT: each chunk's backward pass must stop at the "
+                     "chunk's first step (start it from zero dnext_h and dnext_c, drop what its first "
+                     "step returns).")
     return None
 
 

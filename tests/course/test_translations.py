@@ -257,3 +257,28 @@ def test_a_printed_message_without_tr_is_found(root: Path) -> None:
         "'largest change in x:' is shown without tr(...)",
         "'the biases should start at zero' is shown without tr(...)",
     ], found
+
+
+def _shown_text(path: Path) -> str:
+    nb = nbformat.read(path, as_version=4)
+    return "\n".join(out.get("text", "") or out.get("data", {}).get("text/plain", "")
+                     for cell in nb.cells if cell.cell_type == "code" for out in cell.get("outputs", []))
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_the_portuguese_solutions_show_the_locked_cells_messages_in_portuguese(name: str) -> None:
+    """Every tr message without fields that the English solution shows, the Portuguese one shows
+    translated (the same locked cell, run in the other language)."""
+    from grader.i18n import CELLS_DOMAIN
+    from grader.instructor import messages
+
+    catalog = messages.read(messages.po_path(CELLS_DOMAIN, "pt"), "pt", CELLS_DOMAIN)
+    fixed = {m.id: m.string for m in catalog if isinstance(m.id, str) and m.id and "{" not in m.id
+             and m.string and m.string != m.id}
+    english = _shown_text(REPO / "solutions" / name / f"{name}.ipynb")
+    portuguese = _shown_text(REPO / "solutions" / "pt" / name / f"{name}.ipynb")
+    shown = [msgid for msgid in fixed if msgid in english]
+    if name == "06_two_layer_net":  # the test can fail: this lesson's checks print such lines
+        assert "✓ the same seed gives the same weights" in shown
+    missing = [msgid for msgid in shown if fixed[msgid] not in portuguese]
+    assert not missing, f"{name}: shown in English in the Portuguese solution: {missing[:3]}"
