@@ -32,7 +32,8 @@ def draw_losses(ours: np.ndarray, theirs: np.ndarray) -> Figure:
     ax.plot(steps, theirs, color="#ff7f0e", lw=4, alpha=0.5, label="PyTorch autograd")
     ax.plot(steps, ours, color="#1f77b4", lw=1.2, label=_("your backward passes"))
     gap = np.abs(np.asarray(ours) - np.asarray(theirs)).max()
-    ax.set_title(f"training loss, same start and same batches: largest gap {gap:.1e}", fontsize=10)
+    title = _("training loss, same start and same batches: largest gap {gap:.1e}").format(gap=gap)
+    ax.set_title(title, fontsize=10)
     ax.set_xlabel(_("step"))
     ax.set_ylabel(_("cross-entropy (nats per character)"))
     ax.legend()
@@ -65,12 +66,14 @@ def draw_attention(maps: np.ndarray, text: str, layer: int, head: int, position:
     heat.axhline(position, color="#d62728", lw=1)
     heat.set_xlabel(_("key (the character read)"))
     heat.set_ylabel(_("query (the character predicting the next)"))
-    heat.set_title(f"layer {layer}, head {head}", fontsize=10)
+    heat.set_title(_("layer {layer}, head {head}").format(layer=layer, head=head), fontsize=10)
     bars.bar(ticks, weights[position], color="#1f77b4")
     bars.set_xticks(ticks)
     bars.set_xticklabels(_labels(text), fontsize=7)
     bars.set_ylim(0, 1)
-    bars.set_title(f"what position {position} ('{_labels(text)[position]}') reads", fontsize=10)
+    char = _labels(text)[position]
+    reads = _("what position {position} ('{char}') reads").format(position=position, char=char)
+    bars.set_title(reads, fontsize=10)
     fig.tight_layout()
     return fig
 
@@ -133,7 +136,8 @@ def draw_memory(lengths: Sequence[int], kept: np.ndarray, heads: int) -> Figure:
     lengths = np.asarray(lengths)
     ax.loglog(lengths, kept / 2**20, "o-", label=_("kept by your attention_forward's cache"))
     ax.loglog(
-        lengths, heads * lengths**2 * 8 / 2**20, "--", color="gray", label=f"{heads}·T² float64 (the weights)"
+        lengths, heads * lengths**2 * 8 / 2**20, "--", color="gray",
+        label=_("{heads}·T² float64 (the weights)").format(heads=heads),
     )
     ax.set_xlabel(_("sequence length T"))
     ax.set_ylabel(_("MiB"))

@@ -167,7 +167,8 @@ class GradientFlowExplorer(LiveFigure):
         elif s["dead_error"] is not None:
             parts.append(f"<b>✗</b> {html.escape(s['dead_error'])}")
         if s["saturated"] is not None:
-            parts.append(f"saturated (slope &lt; 10 % of its peak): <b>{np.mean(s['saturated']):.0%}</b>")
+            parts.append(_("saturated (slope &lt; {limit} of its peak): <b>{share:.0%}</b>").format(
+                limit="10 %", share=np.mean(s["saturated"])))
         return " · ".join(parts)
 
 
@@ -250,7 +251,8 @@ class SaturationExplorer(LiveFigure):
         self.stairs.set_data(counts / counts.max())
         self.l_sigma.set_ydata(s["curve"])
         self.l_slope.set_ydata(s["curve_slope"])
-        self.p_curve.title.set_text(f"z spread {s['scale']:.1f}: mean slope {np.mean(s['slopes'][0]):.3f}")
+        self.p_curve.title.set_text(_("z spread {scale:.1f}: mean slope {slope:.3f}").format(
+            scale=s["scale"], slope=np.mean(s["slopes"][0])))
 
         layers = np.arange(1, s["depth"] + 1)
         with np.errstate(all="ignore"):

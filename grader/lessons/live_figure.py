@@ -31,6 +31,7 @@ from matplotlib.figure import Figure
 from matplotlib.ticker import LogLocator, MaxNLocator, NullLocator
 
 from ..i18n import N_
+from ..i18n import lesson_text as _
 from .student_calls import NotReady
 from .widget_base import InPlaceArea, LiveControls
 
@@ -207,5 +208,5 @@ def set_log_line(panel: Panel, line: Any, x: np.ndarray, y: np.ndarray) -> None:
     if ok.any():
         set_log_limits(ax, float(y[ok].min()) / 3, float(y[ok].max()) * 3)
     bad = int((~ok).sum())
-    panel.note.set_text(f"{bad} layer(s) at 0 or overflowed" if bad else "")
+    panel.note.set_text(_("{bad} layer(s) at 0 or overflowed").format(bad=bad) if bad else "")
     panel.note.set_position((0.5, 0.08))
