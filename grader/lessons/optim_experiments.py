@@ -308,11 +308,12 @@ def dropout_comparison(dropout_forward: Callable, dropout_backward: Callable, ru
                        config: dict, data: Data, *, p_input: float | None = 0.8,
                        p_hidden: float | None = 0.5, **train: Any
                        ) -> tuple[dict[str, Run], dict[str, str]]:
-    """(runs, missing): "without dropout" and "with dropout" -> Run (history recorded, pass
-    eval_every); the same weights, batches and rule; missing says why a run could not be made."""
+    """(runs, missing): "without dropout" and "with dropout" (in the student's language) -> Run
+    (history recorded, pass eval_every); the same weights, batches and rule; missing says why a
+    run could not be made."""
     runs, missing = {}, {}
     spec = DropoutSpec(dropout_forward, dropout_backward, p_input, p_hidden)
-    for label, dropout in [("without dropout", None), ("with dropout", spec)]:
+    for label, dropout in [(_("without dropout"), None), (_("with dropout"), spec)]:
         try:
             runs[label] = train_mlp(rule, _name(rule, "the update rule"), config, data, dropout=dropout,
                                     **train)
