@@ -97,10 +97,13 @@ class Shown(str):
 
     english: str
 
-    def __new__(cls, shown: str, english: str) -> Shown:
+    def __new__(cls, shown: str, english: str | None = None) -> Shown:
         message = super().__new__(cls, shown)
-        message.english = english
+        message.english = shown if english is None else english
         return message
+
+    def __getnewargs__(self) -> tuple[str, str]:  # pickled (sent to a worker) with its English
+        return str(self), self.english
 
     def format(self, *args: object, **kwargs: object) -> Shown:
         return Shown(str.format(self, *args, **kwargs), self.english.format(*args, **kwargs))

@@ -101,10 +101,11 @@ class HintContext:
 
 def context_for(expected: np.ndarray, args: HintArgs, name: str | None) -> HintContext:
     """The context of one comparison: `expected` (finite float64, shape S, already checked), the
-    hints `args` checked against S, and the name the messages use ("your db")."""
+    hints `args` checked against S, and the name the messages use ("your db"). A name from
+    `grader.tr` is shown in the student's language and read (gradient or value) in English."""
     kind = args.kind
     if kind is None:
-        kind = "gradient" if name is None or is_gradient_name(name) else "value"
+        kind = "gradient" if name is None or is_gradient_name(getattr(name, "english", name)) else "value"
     scale = max_abs(expected)
     return HintContext(
         who=_("your {name}").format(

@@ -368,6 +368,8 @@ def problems(lesson: str, language: str, root: Path = REPO) -> list[str]:
 HIDDEN_TESTS = "### BEGIN HIDDEN TESTS"
 #: The calls whose string arguments a student reads: what a test cell prints or hints.
 _SHOWN_CALLS = {"print", "show_hint"}
+#: The checks whose first argument, the label, is shown on their ✓/✗ line.
+_LABELLED_CHECKS = {"check_close", "check_gradient"}
 
 
 def _shown_literal(node: ast.AST) -> str | None:
@@ -384,8 +386,9 @@ def _shown_literal(node: ast.AST) -> str | None:
 def english_only_messages(lesson: str, root: Path = REPO) -> list[str]:
     """Messages a graded or locked cell shows a student without `tr(...)`: English in every edition.
 
-    Those cells are the same in every edition, so what they print (print, show_hint) and what
-    their visible asserts say must go through `grader.tr`. The hidden tests are not read: a
+    Those cells are the same in every edition, so what they print (print, show_hint), the labels
+    of their checks (check_close, check_gradient) and what their visible asserts say must go
+    through `grader.tr`. The hidden tests are not read: a
     student sees their messages only in the grading feedback."""
     nb = nbformat.read(root / "course" / lesson / f"{lesson}.ipynb", as_version=4)
     found = []
@@ -405,6 +408,8 @@ def english_only_messages(lesson: str, root: Path = REPO) -> list[str]:
             shown: list[ast.AST] = []
             if isinstance(node, ast.Call) and getattr(node.func, "id", None) in _SHOWN_CALLS:
                 shown = list(node.args)
+            elif isinstance(node, ast.Call) and getattr(node.func, "id", None) in _LABELLED_CHECKS:
+                shown = node.args[:1]
             elif isinstance(node, ast.Assert) and node.msg is not None:
                 shown = [node.msg]
             for arg in shown:

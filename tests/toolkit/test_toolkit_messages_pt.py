@@ -100,3 +100,20 @@ def test_hint_message_is_translated(code, actual, expected, kwargs):
 def test_catalogue_of_the_toolkit_is_complete():
     mine = [line for line in messages.problems() if "grader.po" in line or "grader.mo" in line]
     assert mine == []
+
+
+def test_a_label_through_tr_is_shown_in_portuguese_and_read_in_english(portuguese, capsys) -> None:
+    """check_close(tr("gradient when f reads x by reference"), ...): the line speaks Portuguese, and
+    the label is still read as a gradient's (the kind of a hint's wording comes from the English)."""
+    from grader import tr
+    from grader.hints.context import HintArgs, context_for
+    from grader.i18n import Shown
+
+    label = tr("gradient when f reads x by reference")
+    assert label == "gradiente quando f lê x por referência" and label.english.startswith("gradient")
+    check_close(label, np.ones(3), np.ones(3))
+    assert capsys.readouterr().out.startswith("✓ gradiente quando f lê x por referência")
+    # the English decides: "slope" names a gradient, its Portuguese "inclinação" would not
+    slope = Shown("inclinação de L ao longo de u", "slope of L along u")
+    assert context_for(np.ones(3), HintArgs(), slope).kind == "gradient"
+    assert context_for(np.ones(3), HintArgs(), tr("dead fraction")).kind == "value"
