@@ -82,6 +82,10 @@ _LABEL_CALLS = {
 }
 
 
+#: Calls every word of whose arguments is shown (a table's headers and cells, however nested).
+_TABLE_CALLS = {"show_table"}
+
+
 class TranslationError(ValueError):
     """A lesson's catalogue is missing, incomplete, stale or broken; the message lists every problem."""
 
@@ -130,8 +134,24 @@ def _is_prose_string(literal: str, before: list[tokenize.TokenInfo]) -> bool:
     significant = [t for t in before if t.type not in (tokenize.NL, tokenize.NEWLINE, tokenize.COMMENT)]
     if len(significant) >= 2 and _WORD.search(body):
         op, name = significant[-1].string, significant[-2].string
-        return (op == "=" and name in _LABEL_KEYWORDS) or (op == "(" and name in _LABEL_CALLS)
+        return ((op == "=" and name in _LABEL_KEYWORDS) or (op == "(" and name in _LABEL_CALLS)
+                or _enclosing_call(significant) in _TABLE_CALLS)
     return False
+
+
+def _enclosing_call(significant: list[tokenize.TokenInfo]) -> str | None:
+    """The name of the call whose parentheses hold the next token, however deep in its lists."""
+    depth = 0
+    for index in range(len(significant) - 1, 0, -1):
+        text = significant[index].string
+        if text in ")]}":
+            depth += 1
+        elif text in "([{":
+            if depth:
+                depth -= 1
+            elif text == "(" and significant[index - 1].type == tokenize.NAME:
+                return significant[index - 1].string
+    return None
 
 
 def code_fragments(source: str) -> list[tuple[str, int, int]]:

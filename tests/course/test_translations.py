@@ -282,3 +282,9 @@ def test_the_portuguese_solutions_show_the_locked_cells_messages_in_portuguese(n
         assert "✓ the same seed gives the same weights" in shown
     missing = [msgid for msgid in shown if fixed[msgid] not in portuguese]
     assert not missing, f"{name}: shown in English in the Portuguese solution: {missing[:3]}"
+
+
+def test_every_word_of_a_table_is_offered_for_translation() -> None:
+    source = 'show_table(["node", "forward value"], [("x", 1.0), ("gate", "0 (the gate is shut)")])\nkeys = ["node"]'
+    found = [source[start:end] for _, start, end in tr.code_fragments(source)]
+    assert found == ['"node"', '"forward value"', '"gate"', '"0 (the gate is shut)"'], found
