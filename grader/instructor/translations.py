@@ -7,15 +7,17 @@
 nbgrader neither grades nor locks), one entry per translatable unit: the whole text of a markdown
 cell (the title without its line of links, which the build writes), and the comments and the
 prose string literals (printed text, figure titles and labels, widget descriptions) of a code
-cell. An entry's context (`msgctxt`) is the cell's id, its `msgid` the English, and its extracted
+cell; and, in the cells a student answers in (nbgrader solution cells), the docstrings and comments
+around the solution (never the solution itself, which the release replaces). An entry's context
+(`msgctxt`) is the cell's id, its `msgid` the English, and its extracted
 comment `en-sha256 <hash>` the hash of the English the translation was written for.
 
 `extract` brings a catalogue up to date: a new unit gets an empty entry; a unit whose English
 changed keeps its old translation, flagged fuzzy (`git diff` shows the English that changed), until a
 translator revises it and removes the flag (`extract` then records the new hash). `check` (and
 tests/course/test_translations.py) lists what is missing, stale or broken; the build refuses to
-write an edition with any of it. Cells nbgrader grades, locks or reads a solution from are never
-translated: both editions grade the same code.
+write an edition with any of it. Cells nbgrader grades or locks are never translated, and a
+solution cell only in its docstrings and comments: both editions grade the same code.
 """
 
 from __future__ import annotations
@@ -105,6 +107,23 @@ def english_hash(text: str) -> str:
 
 def catalogue_path(lesson: str, language: str, root: Path = REPO) -> Path:
     return root / "translations" / language / f"{lesson}.po"
+
+
+SOLUTION_REGION = re.compile(r"### BEGIN SOLUTION.*?### END SOLUTION", re.S)
+
+
+def is_answer_cell(cell) -> bool:
+    """A code cell a student writes in (nbgrader solution, not graded itself): its docstrings and
+    comments are translated, around the solution region."""
+    meta = cell.get("metadata", {}).get("nbgrader", {}) or {}
+    return cell.cell_type == "code" and bool(meta.get("solution")) and not meta.get("grade") \
+        and not meta.get("locked")
+
+
+def answer_fragments(source: str) -> list[tuple[str, int, int]]:
+    """code_fragments of an answer cell outside its solution region (blanked, offsets kept)."""
+    blank = SOLUTION_REGION.sub(lambda m: re.sub(r"[^\n]", " ", m.group(0)), source)
+    return code_fragments(blank)
 
 
 def is_plain(cell) -> bool:
@@ -197,18 +216,26 @@ def units(nb: nbformat.NotebookNode) -> list[Unit]:
     """Every translatable unit of a notebook, in order."""
     found: list[Unit] = []
     for index, cell in enumerate(nb.cells):
+        if is_answer_cell(cell):
+            found += _code_units(cell, answer_fragments(cell.source))
+            continue
         if not is_plain(cell) or not cell.source.strip():
             continue
         if cell.cell_type == "markdown":
             text = title_text(cell.source) if index == 0 else cell.source
             found.append(Unit(cell.id, "markdown", text))
             continue
-        seen = set()
-        for kind, start, end in code_fragments(cell.source):
-            text = cell.source[start:end]
-            if text not in seen:
-                seen.add(text)
-                found.append(Unit(cell.id, kind, text))
+        found += _code_units(cell, code_fragments(cell.source))
+    return found
+
+
+def _code_units(cell, fragments: list[tuple[str, int, int]]) -> list[Unit]:
+    found, seen = [], set()
+    for kind, start, end in fragments:
+        text = cell.source[start:end]
+        if text not in seen:
+            seen.add(text)
+            found.append(Unit(cell.id, kind, text))
     return found
 
 
@@ -456,10 +483,31 @@ def translate_notebook(
     for index, cell in enumerate(out.cells):
         if cell.get("id") == "bootstrap":
             cell.source = front_ends.bootstrap_source(language)
+        elif is_answer_cell(cell):
+            cell.source = answer_text(cell.source, cell_pairs(catalog, cell.id))
         elif is_plain(cell) and cell.source.strip():
             cell.source = _translated(cell, index, catalog, lesson, language)
     out.metadata["backprop_edition"] = {"language": language}
     return out
+
+
+def cell_pairs(catalog: Catalog, cell_id: str) -> list[tuple[str, str]]:
+    return [(m.id, m.string) for m in catalog if m.id and m.context == cell_id]
+
+
+def answer_text(source: str, pairs: list[tuple[str, str]]) -> str:
+    """An answer cell (with its solution, or the release's placeholder) with its docstrings and
+    comments replaced: each (english, translated) pair once, outside the solution region. Apply
+    it with the pairs reversed to get the English back (the editions' identity test)."""
+    region = SOLUTION_REGION.search(source)
+    before, solution, after = ((source[: region.start()], region.group(0), source[region.end():])
+                               if region else (source, "", ""))
+    for english, translated in sorted(pairs, key=lambda pair: -len(pair[0])):
+        if english in before:
+            before = before.replace(english, translated, 1)
+        elif english in after:
+            after = after.replace(english, translated, 1)
+    return before + solution + after
 
 
 def _translated(cell, index: int, catalog: Catalog, lesson: str, language: str) -> str:

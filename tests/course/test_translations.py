@@ -40,7 +40,8 @@ def _demo_notebook() -> nbformat.NotebookNode:
     cells = [
         nbformat.v4.new_markdown_cell("# Lesson 0 · Demo\n\nWrite `double(x)`, which returns $2x$."),
         nbformat.v4.new_code_cell(
-            "def double(x):\n    ### BEGIN SOLUTION\n    return 2 * x\n    ### END SOLUTION",
+            'def double(x):\n    """Twice x (a float or an array)."""\n    # one line is enough\n'
+            "    ### BEGIN SOLUTION\n    return 2 * x  # the solution's own words stay\n    ### END SOLUTION",
             metadata={
                 "nbgrader": {
                     "solution": True,
@@ -84,6 +85,8 @@ def root(tmp_path: Path) -> Path:
 
 
 PORTUGUESE = {
+    '"""Twice x (a float or an array)."""': '"""O dobro de x (um float ou um array)."""',
+    "# one line is enough": "# uma linha basta",
     "# Lesson 0 · Demo\n\nWrite `double(x)`, which returns $2x$.":
         "# Aula 0 · Demonstração\n\nEscreva `double(x)`, que devolve $2x$.",
     "# the slope of the line, drawn": "# a inclinação da reta, desenhada",
@@ -107,6 +110,8 @@ def test_units_are_the_plain_cells_prose_only(root: Path) -> None:
     units = tr.english_units(LESSON, root)
     assert [(u.cell_id, u.kind) for u in units] == [
         ("demo-0", "markdown"),
+        ("demo-1", "string"),  # an answer cell: its docstring and comments, not its solution
+        ("demo-1", "comment"),
         ("demo-3", "comment"),
         ("demo-3", "string"),
         ("demo-3", "string"),
@@ -128,8 +133,15 @@ def test_the_edition_changes_plain_cells_only(root: Path) -> None:
     english = _demo_notebook()
     ours = tr.translate_notebook(english, LESSON, "pt", root)
     assert ours.cells[0].source.startswith("# Aula 0 · Demonstração\n\nAbra esta aula no [Colab]")
-    for a, b in zip(english.cells[1:3], ours.cells[1:3], strict=True):
-        assert (a.source, a.metadata) == (b.source, b.metadata)
+    assert (english.cells[2].source, english.cells[2].metadata) == (ours.cells[2].source, ours.cells[2].metadata)
+    answer = ours.cells[1].source
+    assert '"""O dobro de x' in answer and "# uma linha basta" in answer
+    assert "return 2 * x  # the solution's own words stay" in answer
+    pairs = tr.cell_pairs(tr.read_catalogue(tr.catalogue_path(LESSON, "pt", root), "pt"), "demo-1")
+    assert tr.answer_text(answer, [(p, e) for e, p in pairs]) == english.cells[1].source
+    release = 'def double(x):\n    """Twice x (a float or an array)."""\n    # one line is enough\n' \
+              "    # YOUR CODE HERE\n    raise NotImplementedError()"
+    assert tr.answer_text(release, pairs).startswith('def double(x):\n    """O dobro de x')
     assert 'o dobro da entrada"' in ours.cells[3].source and '"valid"' in ours.cells[3].source
 
     def shape(code: str) -> str:  # the program, with its strings blanked
@@ -197,6 +209,12 @@ def _plain_flags(name: str) -> list[bool]:
     ]
 
 
+def _course_ids(name: str) -> list[str]:
+    """For each cell of the solution notebook (whose ids nbclient renumbers): its course cell's id."""
+    source = nbformat.read(REPO / "course" / name / f"{name}.ipynb", as_version=4)
+    return [c.get("id") for c in source.cells if clean_source(c.source).strip()]
+
+
 @pytest.mark.parametrize("name", NAMES)
 def test_both_editions_grade_the_same_cells(name: str) -> None:
     assert editions(name) == LANGUAGES, f"{name} has no catalogue for {set(LANGUAGES) - set(editions(name))}"
@@ -205,12 +223,18 @@ def test_both_editions_grade_the_same_cells(name: str) -> None:
             en = nbformat.read(REPO / folder / name / f"{name}.ipynb", as_version=4)
             ours = nbformat.read(REPO / folder / language / name / f"{name}.ipynb", as_version=4)
             assert [c.cell_type for c in ours.cells] == [c.cell_type for c in en.cells], (folder, name)
+            catalog = tr.read_catalogue(tr.catalogue_path(name, language), language)
             for index, (a, b) in enumerate(zip(en.cells, ours.cells, strict=True)):
                 plain = flags[index] if flags else (tr.is_plain(a) or a.get("id") == "bootstrap")
-                if not plain:
-                    assert (a.source, a.metadata) == (b.source, b.metadata), (
-                        f"{folder}/{language}/{name} cell {index}"
-                    )
+                if plain:
+                    continue
+                where = f"{folder}/{language}/{name} cell {index}"
+                source = b.source
+                if tr.is_answer_cell(a):  # the same code: only its docstrings and comments translated
+                    cell_id = _course_ids(name)[index] if flags else a.get("id")
+                    back = [(pt, en_text) for en_text, pt in tr.cell_pairs(catalog, cell_id)]
+                    source = tr.answer_text(b.source, back)
+                assert (a.source, a.metadata) == (source, b.metadata), where
 
 
 def test_the_portuguese_bootstrap_cell_speaks_portuguese_and_sets_the_language() -> None:
