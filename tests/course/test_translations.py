@@ -209,10 +209,10 @@ def _plain_flags(name: str) -> list[bool]:
     ]
 
 
-def _course_ids(name: str) -> list[str]:
-    """For each cell of the solution notebook (whose ids nbclient renumbers): its course cell's id."""
+def _course_cells(name: str) -> list:
+    """For each cell of the solution notebook (ids renumbered, nbgrader metadata gone): its course cell."""
     source = nbformat.read(REPO / "course" / name / f"{name}.ipynb", as_version=4)
-    return [c.get("id") for c in source.cells if clean_source(c.source).strip()]
+    return [c for c in source.cells if clean_source(c.source).strip()]
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -230,9 +230,9 @@ def test_both_editions_grade_the_same_cells(name: str) -> None:
                     continue
                 where = f"{folder}/{language}/{name} cell {index}"
                 source = b.source
-                if tr.is_answer_cell(a):  # the same code: only its docstrings and comments translated
-                    cell_id = _course_ids(name)[index] if flags else a.get("id")
-                    back = [(pt, en_text) for en_text, pt in tr.cell_pairs(catalog, cell_id)]
+                course_cell = _course_cells(name)[index] if flags else a
+                if tr.is_answer_cell(course_cell):  # the same code: only its docstrings and comments translated
+                    back = [(pt, en_text) for en_text, pt in tr.cell_pairs(catalog, course_cell.get("id"))]
                     source = tr.answer_text(b.source, back)
                 assert (a.source, a.metadata) == (source, b.metadata), where
 
