@@ -201,14 +201,6 @@ def test_a_broken_translation_is_refused(root: Path, english: str, broken: str, 
 # ---------------------------------------------------------------- the real editions
 
 
-def _plain_flags(name: str) -> list[bool]:
-    """For each cell of the solution notebook: whether it comes from a plain (translated) cell."""
-    source = nbformat.read(REPO / "course" / name / f"{name}.ipynb", as_version=4)
-    return [
-        tr.is_plain(c) or c.get("id") == "bootstrap" for c in source.cells if clean_source(c.source).strip()
-    ]
-
-
 def _course_cells(name: str) -> list:
     """For each cell of the solution notebook (ids renumbered, nbgrader metadata gone): its course cell."""
     source = nbformat.read(REPO / "course" / name / f"{name}.ipynb", as_version=4)
@@ -219,20 +211,20 @@ def _course_cells(name: str) -> list:
 def test_both_editions_grade_the_same_cells(name: str) -> None:
     assert editions(name) == LANGUAGES, f"{name} has no catalogue for {set(LANGUAGES) - set(editions(name))}"
     for language in [lang for lang in LANGUAGES if (name, lang) not in tr.PENDING]:
-        for folder, flags in (("exercises", None), ("solutions", _plain_flags(name))):
+        for folder in ("exercises", "solutions"):
             en = nbformat.read(REPO / folder / name / f"{name}.ipynb", as_version=4)
             ours = nbformat.read(REPO / folder / language / name / f"{name}.ipynb", as_version=4)
             assert [c.cell_type for c in ours.cells] == [c.cell_type for c in en.cells], (folder, name)
+            # what each cell is: the release keeps the course's metadata, the solutions do not
+            origins = en.cells if folder == "exercises" else _course_cells(name)
             catalog = tr.read_catalogue(tr.catalogue_path(name, language), language)
-            for index, (a, b) in enumerate(zip(en.cells, ours.cells, strict=True)):
-                plain = flags[index] if flags else (tr.is_plain(a) or a.get("id") == "bootstrap")
-                if plain:
+            for index, (a, b, origin) in enumerate(zip(en.cells, ours.cells, origins, strict=True)):
+                if tr.is_plain(origin) or origin.get("id") == "bootstrap":
                     continue
                 where = f"{folder}/{language}/{name} cell {index}"
                 source = b.source
-                course_cell = _course_cells(name)[index] if flags else a
-                if tr.is_answer_cell(course_cell):  # the same code: only its docstrings and comments translated
-                    back = [(pt, en_text) for en_text, pt in tr.cell_pairs(catalog, course_cell.get("id"))]
+                if tr.is_answer_cell(origin):  # the same code: only its docstrings and comments translated
+                    back = [(pt, en_text) for en_text, pt in tr.cell_pairs(catalog, origin.get("id"))]
                     source = tr.answer_text(b.source, back)
                 assert (a.source, a.metadata) == (source, b.metadata), where
 
