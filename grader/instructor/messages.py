@@ -28,6 +28,7 @@ from babel.messages.mofile import write_mo
 from babel.messages.pofile import read_po, write_po
 
 from grader.i18n import CELLS_DOMAIN, LANGUAGES, LESSONS_DOMAIN, LOCALE_DIR, TOOLKIT_DOMAIN
+from grader.instructor.grading.cell_names import python_source
 
 GRADER = LOCALE_DIR.parent
 #: What each domain is extracted from, and the names its messages are marked with.
@@ -67,13 +68,12 @@ def _notebook_messages(path: Path) -> list[tuple]:
     for cell in nb.cells:
         if cell.cell_type != "code":
             continue
-        source = "\n".join("# " + line if line.lstrip().startswith(("%", "!")) else line
-                           for line in cell.source.splitlines())  # magics are not Python
+        source = python_source(cell.source)  # magics as IPython runs them: one line each
         for line, message, comments, context in extract(
             "python", io.BytesIO(source.encode()), keywords=CELL_KEYWORDS, comment_tags=("Translators:",)
         ):
             found.append((offset + line, message, [f"cell {cell.get('id')}", *comments], context))
-        offset += source.count("\n") + 1
+        offset += max(len(cell.source.splitlines()), 1)
     return found
 
 

@@ -38,6 +38,7 @@ from babel.messages.catalog import Catalog, Message
 from babel.messages.pofile import read_po, write_po
 
 from grader.instructor import front_ends
+from grader.instructor.grading import cell_names
 from grader.instructor.messages import FIXED_DATE
 
 REPO = Path(__file__).resolve().parents[2]
@@ -445,11 +446,8 @@ def english_only_messages(lesson: str, root: Path = REPO) -> list[str]:
             continue
         if cell.get("id") == "bootstrap":  # each edition has its own, in its language
             continue
-        visible = cell.source.split(HIDDEN_TESTS)[0].splitlines()
-        code = "\n".join("#" + ln if ln.lstrip().startswith(("%", "!")) else ln for ln in visible)
-        try:
-            tree = ast.parse(code)
-        except SyntaxError:
+        tree = cell_names.parse(cell.source.split(HIDDEN_TESTS)[0])
+        if tree is None:
             continue
         for node in sorted(ast.walk(tree), key=lambda n: getattr(n, "lineno", 0)):
             shown: list[ast.AST] = []

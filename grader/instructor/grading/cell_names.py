@@ -1,6 +1,7 @@
 """What the cells of a notebook bind and read: parsing with IPython's transforms, top-level
 names, the module aliases of the notebook's imports. The static scan (tamper.py) and the
-autograde step (autograde.py: which instructor cells a student's names may shadow) use it.
+autograde step (autograde.py: which instructor cells a student's names may shadow) use it, and
+so do the translation tools (what a locked cell shows, the `tr` messages a cell holds).
 """
 
 from __future__ import annotations
