@@ -368,6 +368,12 @@ def _solution_problems(name: str, root: Path, language: str = "en") -> list[str]
         if found:
             return [f"{label}: its translation has {len(found)} problem(s), the first: {found[0]} "
                     f"(`python -m grader.instructor.translations check {name}`)"]
+    return _stale_solution(name, root, language)
+
+
+def _stale_solution(name: str, root: Path, language: str) -> list[str]:
+    """What differs between solutions/ and a fresh execution of a lesson whose edition is complete."""
+    label = edition_dir(Path("solutions"), name, language).as_posix()
     path = root / label / f"{name}.ipynb"
     if not path.is_file():
         return [f"{label}/{name}.ipynb is missing: run `make build`"]
@@ -459,7 +465,7 @@ def build(root: Path = REPO, force: bool = False, only: Iterable[str] = ()) -> l
               f"(`python -m grader.instructor.translations check {name}`)")
     # stale (or forced) and complete: executed
     todo = [(name, language) for name, language in jobs if (name, language) not in incomplete
-            and (force or _solution_problems(name, root, language))]
+            and (force or _stale_solution(name, root, language))]
     for name, language in sorted(set(jobs) - set(todo) - incomplete):
         print(f"{edition_dir(Path('solutions'), name, language).as_posix()}: up to date")
     workers = max(1, min(len(todo), os.cpu_count() or 1))
