@@ -8,6 +8,7 @@ from . import trusted as _trusted
 from .by_hand import AutogradForbidden, ForbiddenCall, by_hand, count_calls, forbid_calls, forward_first
 from .checks import CheckResult, check_close, check_gradient, check_layer
 from .errors import BadReturnValue, CheckFailed, ToolkitInputError
+from .exercise import Exercise, Exercises, InputModified
 from .hints import HINT_CODES, Hint, diagnose
 from .i18n import set_language, tr
 from .numgrad import (
@@ -25,8 +26,11 @@ __all__ = [
     "BadReturnValue",
     "CheckFailed",
     "CheckResult",
+    "Exercise",
+    "Exercises",
     "Hint",
     "ForbiddenCall",
+    "InputModified",
     "ToolkitInputError",
     "as_array",
     "as_dict",

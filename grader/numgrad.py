@@ -25,6 +25,7 @@ from ._validate import (
 )
 from .errors import ToolkitInputError
 from .i18n import _, ngettext
+from .referees import referee
 
 __all__ = [
     "eval_numerical_gradient",
@@ -57,6 +58,7 @@ def rel_error(x: Any, y: Any) -> float:
 
 
 @short_traceback
+@referee
 def eval_numerical_gradient(f: Callable[[np.ndarray], Any], x: np.ndarray, h: float = 1e-5) -> np.ndarray:
     """Gradient of a scalar function by centred differences.
 
@@ -77,6 +79,7 @@ def eval_numerical_gradient(f: Callable[[np.ndarray], Any], x: np.ndarray, h: fl
 
 
 @short_traceback
+@referee
 def eval_numerical_gradient_array(
     f: Callable[[np.ndarray], Any], x: np.ndarray, dout: np.ndarray, h: float = 1e-5
 ) -> np.ndarray:
@@ -95,6 +98,7 @@ def eval_numerical_gradient_array(
     return numerical_gradient_array(f, x, dout, h)
 
 
+@referee
 def numerical_gradient_array(
     f: Callable[[np.ndarray], Any],
     x: np.ndarray,
@@ -118,6 +122,7 @@ def numerical_gradient_array(
 
 
 @short_traceback
+@referee
 def grad_check_sparse(
     f: Callable[[np.ndarray], Any],
     x: np.ndarray,

@@ -23,6 +23,8 @@ CODES: dict[str, str] = {
     "(check_init_variance).",
     "autograd-by-hand": "a function the exercise asks to derive by hand called PyTorch's autograd "
     "(Tensor.backward, torch.autograd.grad, a torch.func transform) (grader.by_hand).",
+    "input-modified": "a graded function changed one of its arguments in place (grader.Exercises: every "
+    "argument the exercise does not list in `changes` must come back unchanged).",
     "forbidden-call": "a function called another that its exercise asks it not to use: the loop "
     "version inside a vectorised one, the staged backward inside a one-step one (grader.forbid_calls).",
     "attention-no-scale": "attention scores q kᵀ without the 1/sqrt(d) (grader.lessons.attention_checks).",

@@ -356,7 +356,12 @@ def check_gelu_backward(
     reference, true = torch_gelu(x, dout=dout)
     # 1 + tanh(u) loses digits for x << 0: correct forms differ by ~1e-8 there (check_gelu_forward's tol)
     forward_first(out, reference, "gelu_forward's out", "GELU (tanh approximation)", tol=1e-7)
-    dx = _students(by_hand(gelu_backward))(dout.copy(), cache)
+    dx = as_array(_students(by_hand(gelu_backward))(dout.copy(), cache), "gelu_backward's dx", shape=x.shape)
+    # Where the slope is tiny (x < -5) the brief's 0.5 (1 + tanh u) cancels: a correct formula is
+    # then off by a few float64 roundings of the terms it adds, |x| (1 + x²) |dout| eps at most, which
+    # the relative error (floored at 1e-8) would blow up. Differences within 64 times that count as none.
+    rounding = 64 * np.finfo(np.float64).eps * (1 + np.abs(x) * (1 + x**2)) * np.abs(dout)
+    dx = np.where(np.abs(dx - true) <= rounding, true, dx)
 
     def no_cubic() -> np.ndarray:
         c = np.sqrt(2 / np.pi)

@@ -17,6 +17,7 @@ over the last axis with biased variance and eps 1e-5, GELU's tanh approximation.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 
 import numpy as np
@@ -134,11 +135,17 @@ def torch_mha(x, Wq, Wk, Wv, Wo, num_heads, mask=None, dout=None, query_path_onl
 
 
 def torch_gelu(x, dout=None):
-    """GELU with the tanh approximation, `F.gelu(x, approximate="tanh")`; with dout also dx."""
+    """GELU with the tanh approximation, `F.gelu(x, approximate="tanh")`; with dout also dx.
+
+    dx is autograd's gradient of the same function written as x * sigmoid(2u) (0.5 (1 + tanh u) is
+    sigmoid(2u)): PyTorch's own GELU backward computes 1 + tanh(u), which loses every digit for
+    x < -5, where the slope is below 1e-8; the sigmoid form keeps them."""
     (tx,) = _tensors(_float64("x", x), grad=dout is not None)
     out = F.gelu(tx, approximate="tanh")
-    if not _backward(out, dout):
+    if dout is None:
         return out.detach().numpy()
+    u = math.sqrt(2 / math.pi) * (tx + 0.044715 * tx**3)
+    _backward(tx * torch.sigmoid(2 * u), dout)
     return out.detach().numpy(), tx.grad.numpy()
 
 

@@ -367,3 +367,19 @@ def gradient_check(f, x, dout, dx, h=1e-5):
         "must_fail": ["test_gradient_check"],
     },
 ]
+
+MISTAKES += [
+    {
+        # Correct: the brief says the checks compare with the bottom of each model on a fine grid, so
+        # the bottom found on such a grid keeps full marks in the hidden tests too.
+        "name": "best_nudges found on a fine grid, as the brief describes the checks",
+        "cells": {"best_nudges": '''\
+def best_nudges(f0, f2, f3, eps=np.finfo(np.float64).eps):
+    h = np.logspace(-12, -2, 200001)
+    forward = h / 2 * abs(f2) + eps * abs(f0) / h
+    centred = h**2 / 6 * abs(f3) + eps * abs(f0) / h
+    return float(h[np.argmin(forward)]), float(h[np.argmin(centred)])
+'''},
+        "must_fail": [],
+    },
+]

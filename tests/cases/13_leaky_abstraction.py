@@ -390,3 +390,63 @@ MISTAKES = [
         "must_fail": ["test_unit_health"],
     },
 ]
+
+# Shortcuts: each exercise handed to a reference the lesson shows, or to PyTorch. The declaration in
+# the setup cell (graded = Exercises(...)) refuses them, in the visible check and the hidden tests.
+_REFUSED = "PyTorch is the referee of the checks, not the answer"
+MISTAKES += [
+    {
+        "name": "shortcut: huber_loss is the locked cell's torch_huber",
+        "cells": {"huber_loss": "def huber_loss(pred, target, delta=1.0):\n"
+                                "    return torch_huber(pred, target, delta)\n"},
+        "must_fail": ["test_huber_value", "test_huber_grad", "test_huber_delta", "test_huber_fit"],
+        "message": _REFUSED,
+    },
+    {
+        "name": "shortcut: huber_fit calls the check's torch_huber_fit",
+        "cells": {"huber_fit": "def huber_fit(x, t, steps=100, lr=0.2, delta=1.0):\n"
+                               "    return torch_huber_fit(x, t, steps, lr, delta)\n"},
+        "must_fail": ["test_huber_fit"],
+        "message": _REFUSED,
+    },
+    {
+        "name": "shortcut: predicted_flops counts with measured_flops",
+        "cells": {"predicted_flops": "def predicted_flops(B, n, depth):\n"
+                                     "    return measured_flops(B, n, depth)\n"},
+        "must_fail": ["test_predicted_flops"],
+        "message": _REFUSED,
+    },
+    {
+        "name": "shortcut: FixedNet.loss returns the referee's gradients",
+        "cells": {"fixed_net": "class FixedNet(BuggyNet):\n    def loss(self, X, y):\n"
+                               "        loss, grads, _ = torch_reference(self.params, X, y)\n"
+                               "        return loss, grads\n"},
+        "must_fail": ["test_dW3", "test_db3", "test_dW2", "test_db2", "test_dW1", "test_db1"],
+        "message": _REFUSED,
+    },
+    {
+        "name": "shortcut: gradient_errors compares with the referee's gradients, not a numerical gradient",
+        "cells": {"gradient_errors": "def gradient_errors(net, X, y):\n"
+                                     "    _, grads = net.loss(X, y)\n"
+                                     "    _, truth, _ = torch_reference(net.params, X, y)\n"
+                                     "    return {name: rel_error(grads[name], truth[name])\n"
+                                     "            for name in grads}\n"},
+        "must_fail": ["test_gradient_errors"],
+        "message": _REFUSED,
+    },
+    {
+        "name": "shortcut: StableSoftplus's forward is F.softplus",
+        "cells": {"stable_softplus": _variant(_SOFTPLUS, (
+            "out = torch.clamp(x, min=0) + torch.log1p(torch.exp(-torch.abs(x)))", "out = F.softplus(x)"))},
+        "must_fail": ["test_softplus_forward", "test_softplus_gradcheck", "test_softplus_extremes"],
+        "message": "compute what torch's softplus computes",
+    },
+    {
+        # pred - target written into pred: the loss is right, the caller's pred is gone.
+        "name": "huber_loss changes pred in place",
+        "cells": {"huber_loss": _variant(_HUBER, ("error = pred - target",
+                                                  "error = pred\n    error -= target"))},
+        "must_fail": ["test_huber_value", "test_huber_grad", "test_huber_delta"],
+        "message": "changed its argument pred in place",
+    },
+]

@@ -45,7 +45,9 @@ def lesson_cases(name: str) -> list[Case]:
     alternatives, mistakes = load_cases(name)
     cases = [Case("alternative", f"alternative {gid}", {gid: src}, frozenset())
              for gid, src in alternatives.items()]
-    return cases + [Case("mistake", m["name"], m["cells"], frozenset(m["must_fail"]), m.get("message", ""),
+    # an entry of MISTAKES that must fail nothing is one more correct answer (several for one cell)
+    return cases + [Case("mistake" if m["must_fail"] else "alternative", m["name"], m["cells"],
+                         frozenset(m["must_fail"]), m.get("message", ""),
                          frozenset(m.get("message_cells", m["must_fail"]))) for m in mistakes]
 
 

@@ -476,3 +476,27 @@ def test_the_checks_refuse_their_own_numpy_references_inside_a_students_function
     # outside a student's function they run, for the checks' own slips
     assert attention_checks._RUNNING == [0]
     assert np.isfinite(attention_checks._weights(_ATT["q"], _ATT["k"], None, 1.0)).all()
+
+
+def _gelu_sigmoid_backward(dout, x):
+    """The same slope written as x sigmoid(2u) (exact in the negative tail, unlike 1 + tanh u)."""
+    c = np.sqrt(2 / np.pi)
+    u = c * (x + 0.044715 * x**3)
+    s = np.exp(-np.logaddexp(0.0, -2 * u))
+    return dout * (s + x * s * (1 - s) * 2 * c * (1 + 3 * 0.044715 * x**2))
+
+
+@pytest.mark.parametrize("backward", [_gelu_np_backward, _gelu_sigmoid_backward], ids=["tanh form", "sigmoid form"])
+def test_every_correct_gelu_backward_passes_on_random_wide_inputs(backward) -> None:
+    """Both ways of writing the slope pass at spread 4 (the tail where 1 + tanh u cancels), on 30 draws:
+    the reference is exact there, and the check allows a few roundings of the terms."""
+    rng = np.random.default_rng(12)
+    for _ in range(30):
+        x = 4 * rng.normal(size=(4, 50))
+        check_gelu_backward(_gelu_np_forward, backward, x, rng.normal(size=x.shape))
+
+
+def test_the_gelu_reference_slope_is_exact_in_the_negative_tail() -> None:
+    x = np.array([-7.0, -6.5, -6.0, -5.5, -1.0, 0.5, 3.0])
+    _, dx = torch_gelu(x, dout=np.ones_like(x))
+    assert rel_error(dx, _gelu_sigmoid_backward(np.ones_like(x), x)) < 1e-13

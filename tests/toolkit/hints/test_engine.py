@@ -46,12 +46,14 @@ from tests.toolkit.hints.test_norm import BN, BN_RIGHT, LN, LN_RIGHT, RUN, RUN_R
 from tests.toolkit.hints.test_optim import ADAM, ADAM_RIGHT, RMSP, RMSP_RIGHT, SGDM, SGDM_RIGHT
 from tests.toolkit.hints.test_rnn import RNN_P, RNN_RIGHT, RNN_STEP, RNN_STEP_P, rnn_backward
 from tests.toolkit.test_by_hand import POSITIVE as BY_HAND_POSITIVE
+from tests.toolkit.test_exercise import POSITIVE as EXERCISE_POSITIVE
 
 
 def _positive_codes() -> set[str]:
     """The codes of every POSITIVE example of tests/toolkit/hints/, and of the lessons' checkers."""
     found = {d[0] for d in DROPOUT_POSITIVE} | {HINT_CODE}  # HINT_CODE: tests/lessons/test_gradient_flow
     found |= {code for code, _ in BY_HAND_POSITIVE}  # tests/toolkit/test_by_hand.py
+    found |= {code for code, _ in EXERCISE_POSITIVE}  # tests/toolkit/test_exercise.py
     found |= {code for code, _ in ATTENTION_POSITIVE}  # tests/lessons/test_attention.py
     for path in sorted(Path(__file__).parent.glob("test_*.py")):
         module = importlib.import_module(f"tests.toolkit.hints.{path.stem}")

@@ -1,0 +1,58 @@
+"""Referees: the functions that judge an exercise, which no graded call may use as its answer.
+
+The toolkit's numerical gradients, the lessons' reference implementations and a locked cell's
+reference are marked once, where they are defined:
+
+    @referee
+    def eval_numerical_gradient(f, x, h=1e-5): ...
+
+`grader.exercise` refuses a marked function while a student's function runs for a grade, unless
+that exercise lists it in `may_call`. A referee is recognised by its code object, so an alias,
+another import or a copy of the function object reaches the same refusal; nothing wraps it, so
+there is nothing to unwrap.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+from collections.abc import Iterator
+from types import CodeType, FunctionType
+from typing import Any
+
+__all__ = ["REFEREES", "codes_of", "referee"]
+
+#: code object -> the referee's name, for every function marked with `referee`.
+REFEREES: dict[CodeType, str] = {}
+
+
+def codes_of(obj: Any) -> Iterator[CodeType]:
+    """The code objects of a function, of a class's methods (its own and inherited ones, not
+    object's), of a staticmethod, classmethod or property, or of a bound method."""
+    if isinstance(obj, (staticmethod, classmethod)):
+        obj = obj.__func__
+    if isinstance(obj, property):
+        for part in (obj.fget, obj.fset, obj.fdel):
+            if part is not None:
+                yield from codes_of(part)
+        return
+    if inspect.ismethod(obj):
+        obj = obj.__func__
+    if isinstance(obj, FunctionType):
+        yield obj.__code__
+    elif isinstance(obj, type):
+        for klass in obj.__mro__[:-1]:
+            for member in vars(klass).values():
+                if isinstance(member, (FunctionType, staticmethod, classmethod, property)):
+                    yield from codes_of(member)
+
+
+def referee(obj: Any = None, *, name: str | None = None) -> Any:
+    """Mark a function, or every method of a class, as a referee (module docstring) and return it
+    unchanged: `@referee`, `@referee(name="...")` or `referee(fn)`."""
+    if obj is None:
+        return functools.partial(referee, name=name)
+    label = name or getattr(obj, "__name__", repr(obj))
+    for code in codes_of(obj):
+        REFEREES.setdefault(code, label)
+    return obj

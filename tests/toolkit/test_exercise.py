@@ -1,0 +1,220 @@
+"""grader.exercise: one declaration per exercise, one graded call (referees, PyTorch, inputs)."""
+
+from __future__ import annotations
+
+import sys
+import threading
+
+import numpy as np
+import pytest
+import torch
+
+from grader import CheckFailed, Exercise, Exercises, ForbiddenCall, InputModified, ToolkitInputError
+from grader.referees import referee
+
+#: (code, what produces it): the positive examples tests/toolkit/hints/test_engine.py counts.
+POSITIVE = [("input-modified", "a graded function that changes its argument in place")]
+
+
+@referee
+def reference_square(x):
+    """A referee of this module: refused inside every graded call."""
+    return x * x
+
+
+class ReferenceNet:
+    def loss(self, x):
+        return float(np.sum(x))
+
+
+referee(ReferenceNet)
+
+
+def graded_namespace(**functions) -> tuple[dict, Exercises]:
+    namespace = dict(functions)
+    exercises = [Exercise(name) for name in functions]
+    return namespace, Exercises(namespace, *exercises)
+
+
+def test_a_correct_numpy_function_runs_and_returns_its_result() -> None:
+    namespace, graded = graded_namespace(square=lambda x: x * x)
+    assert np.array_equal(graded.square(np.arange(3.0)), [0.0, 1.0, 4.0])
+    assert sys.gettrace() is None and threading.gettrace() is None
+
+
+def test_the_function_is_looked_up_when_called_not_when_declared() -> None:
+    namespace, graded = graded_namespace(square=lambda x: 0)
+    namespace["square"] = lambda x: x * x
+    assert graded.square(3.0) == 9.0
+
+
+def test_torch_is_refused_in_a_numpy_exercise(capsys) -> None:
+    namespace, graded = graded_namespace(square=lambda x: torch.tensor(x).square().numpy())
+    with pytest.raises(ForbiddenCall, match="PyTorch is the referee"):
+        graded.square(np.ones(2))
+    assert "[forbidden-call]" in capsys.readouterr().out
+
+
+def test_autograd_is_refused_where_torch_forwards_are_allowed() -> None:
+    def grad_by_autograd(x):
+        t = torch.tensor(x, requires_grad=True)
+        (t * t).sum().backward()
+        return t.grad.numpy()
+
+    def forward_in_torch(x):
+        return torch.tensor(x).square().numpy()
+
+    namespace = {"grad": grad_by_autograd, "forward": forward_in_torch}
+    graded = Exercises(namespace, Exercise("grad", uses="torch"), Exercise("forward", uses="torch"))
+    assert np.array_equal(graded.forward(np.ones(2)), [1.0, 1.0])
+    with pytest.raises(CheckFailed, match="autograd"):
+        graded.grad(np.ones(2))
+
+
+def test_a_named_torch_function_is_refused() -> None:
+    namespace = {"softplus": lambda x: torch.nn.functional.softplus(x)}
+    graded = Exercises(namespace, Exercise("softplus", uses="torch", torch_refused=("softplus",)))
+    with pytest.raises(ForbiddenCall, match="compute what torch's softplus computes"):
+        graded.softplus(torch.ones(2))
+
+
+@pytest.mark.parametrize("how", ["by name", "alias", "import", "closure copy", "class method"])
+def test_a_referee_is_refused_whatever_reaches_it(how) -> None:
+    def via(x):
+        if how == "by name":
+            return reference_square(x)
+        if how == "alias":
+            f = reference_square
+            return f(x)
+        if how == "import":
+            from tests.toolkit import test_exercise as module
+            return module.reference_square(x)
+        if how == "closure copy":
+            import types
+            return types.FunctionType(reference_square.__code__, globals())(x)
+        return ReferenceNet().loss(x)
+
+    namespace, graded = graded_namespace(via=via)
+    with pytest.raises(ForbiddenCall, match="one of the course's references"):
+        graded.via(np.ones(2))
+
+
+def test_the_toolkits_numerical_gradient_is_a_referee() -> None:
+    def numerical(x):
+        import grader.numgrad as g
+        return g.eval_numerical_gradient(lambda v: float(np.sum(v ** 2)), x)
+
+    namespace, graded = graded_namespace(numerical=numerical)
+    with pytest.raises(ForbiddenCall, match="eval_numerical_gradient"):
+        graded.numerical(np.ones(2))
+
+
+def test_a_refusal_the_student_catches_still_fails_the_call() -> None:
+    def stubborn(x):
+        try:
+            return reference_square(x)
+        except Exception:
+            return reference_square(x)     # the hook is off after the first refusal
+
+    namespace, graded = graded_namespace(stubborn=stubborn)
+    with pytest.raises(ForbiddenCall):
+        graded.stubborn(np.ones(2))
+
+
+def test_switching_the_hook_off_is_refused() -> None:
+    def switch(x):
+        hook = sys.gettrace()
+        sys.settrace(None)
+        value = reference_square(x)
+        sys.settrace(hook)
+        return value
+
+    namespace, graded = graded_namespace(switch=switch)
+    with pytest.raises(ForbiddenCall, match="switched off the grader"):
+        graded.switch(np.ones(2))
+    assert sys.settrace is not None and sys.gettrace() is None
+
+
+def test_may_call_trusts_a_referee_and_everything_inside_it() -> None:
+    def uses_reference(x):
+        return reference_square(x) + torch.ones(1).numpy()   # torch after the trusted call: refused
+
+    def trusted_inside(x):
+        return reference_square(x)
+
+    namespace = {"trusted_inside": trusted_inside, "uses_reference": uses_reference}
+    graded = Exercises(namespace, Exercise("trusted_inside", may_call=("reference_square",)),
+                       Exercise("uses_reference", may_call=("reference_square",)))
+    assert np.array_equal(graded.trusted_inside(np.full(2, 3.0)), [9.0, 9.0])
+    with pytest.raises(ForbiddenCall, match="torch"):
+        graded.uses_reference(np.ones(2))
+
+
+def test_must_not_call_refuses_a_notebook_function_by_its_code() -> None:
+    def loops(x):
+        return x + 1
+
+    def vectorised(x):
+        slow = loops
+        return slow(x)
+
+    namespace = {"loops": loops, "vectorised": vectorised}
+    graded = Exercises(namespace, Exercise("vectorised", must_not_call={"loops": "the loop version"}))
+    with pytest.raises(ForbiddenCall, match=r"not to call loops \(the loop version\)"):
+        graded.vectorised(np.ones(2))
+
+
+@pytest.mark.parametrize("where", ["array", "array in a tuple", "array in a dict"])
+def test_an_input_changed_in_place_is_named(where, capsys) -> None:
+    def change(dout, cache):
+        target = {"array": dout, "array in a tuple": cache[0], "array in a dict": cache[1]["w"]}[where]
+        target += 1.0
+        return dout
+
+    namespace, graded = graded_namespace(change=change)
+    arg = "dout" if where == "array" else "cache"
+    with pytest.raises(InputModified, match=f"changed its argument {arg} in place"):
+        graded.change(np.zeros(2), (np.zeros(3), {"w": np.zeros(1)}))
+    assert "[input-modified]" in capsys.readouterr().out
+
+
+def test_changes_lists_the_arguments_that_may_change() -> None:
+    def sgd(w, dw, config=None):
+        w -= 0.1 * dw
+        return w, config
+
+    namespace = {"sgd": sgd}
+    graded = Exercises(namespace, Exercise("sgd", changes=("w",)))
+    w = np.ones(2)
+    graded.sgd(w, np.ones(2))
+    assert np.allclose(w, 0.9)
+
+
+def test_nan_inputs_left_alone_are_unchanged() -> None:
+    namespace, graded = graded_namespace(same=lambda x: x.copy())
+    graded.same(np.array([np.nan, 1.0]))
+
+
+def test_running_guards_a_block_for_a_class() -> None:
+    class Net:
+        def loss(self, x):
+            return reference_square(x)
+
+    namespace = {"Net": Net}
+    graded = Exercises(namespace, Exercise("Net"))
+    with pytest.raises(ForbiddenCall), graded.running("Net"):
+        Net().loss(np.ones(2))
+
+
+def test_bad_declarations_and_unknown_names_say_what_was_expected() -> None:
+    with pytest.raises(ToolkitInputError, match="uses must be"):
+        Exercise("f", uses="jax")
+    with pytest.raises(ToolkitInputError, match="tuple of names"):
+        Exercise("f", may_call="g")
+    with pytest.raises(ToolkitInputError, match="declared twice"):
+        Exercises({}, Exercise("f"), Exercise("f"))
+    graded = Exercises({}, Exercise("f"))
+    with pytest.raises(ToolkitInputError, match="not one of this lesson's exercises"):
+        graded.g(1)
+    with pytest.raises(CheckFailed, match="f is not defined"):
+        graded.f(1)
