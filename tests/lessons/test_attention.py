@@ -486,7 +486,8 @@ def _gelu_sigmoid_backward(dout, x):
     return dout * (s + x * s * (1 - s) * 2 * c * (1 + 3 * 0.044715 * x**2))
 
 
-@pytest.mark.parametrize("backward", [_gelu_np_backward, _gelu_sigmoid_backward], ids=["tanh form", "sigmoid form"])
+@pytest.mark.parametrize("backward", [_gelu_np_backward, _gelu_sigmoid_backward],
+                         ids=["tanh form", "sigmoid form"])
 def test_every_correct_gelu_backward_passes_on_random_wide_inputs(backward) -> None:
     """Both ways of writing the slope pass at spread 4 (the tail where 1 + tanh u cancels), on 30 draws:
     the reference is exact there, and the check allows a few roundings of the terms."""
