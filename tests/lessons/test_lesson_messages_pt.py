@@ -19,9 +19,9 @@ from grader.lessons.plots import plot_loss  # noqa: E402
 from tests.lessons.test_attention import POSITIVE as ATTENTION_POSITIVE  # noqa: E402
 from tests.lessons.test_dropout_check import DROPOUT_POSITIVE  # noqa: E402
 
-#: Codes of grader/hints/checkers.py whose message the toolkit writes (grader.by_hand, translated
+#: Codes of grader/hints/checkers.py whose message the toolkit writes (by_hand, exercise; translated
 #: in grader.po): not the lesson helpers'.
-TOOLKIT_CODES = {"autograd-by-hand"}
+TOOLKIT_CODES = {"autograd-by-hand", "input-modified"}
 
 
 @pytest.fixture(autouse=True)

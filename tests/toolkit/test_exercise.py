@@ -218,3 +218,22 @@ def test_bad_declarations_and_unknown_names_say_what_was_expected() -> None:
         graded.g(1)
     with pytest.raises(CheckFailed, match="f is not defined"):
         graded.f(1)
+
+
+def test_the_refusals_speak_the_students_language(capsys) -> None:
+    from grader import set_language
+
+    def change(x):
+        x += 1
+        return x
+
+    namespace, graded = graded_namespace(change=change, via=lambda x: reference_square(x))
+    try:
+        set_language("pt")
+        with pytest.raises(InputModified, match="alterou o seu argumento x no lugar"):
+            graded.change(np.zeros(2))
+        with pytest.raises(ForbiddenCall, match="uma das referências do curso"):
+            graded.via(np.zeros(2))
+    finally:
+        set_language(None)
+    assert "[input-modified]" in capsys.readouterr().out
