@@ -41,11 +41,12 @@ from __future__ import annotations
 
 import functools
 import inspect
+import os
 import sys
 import threading
 from collections.abc import Callable, Iterator, MutableMapping
 from contextlib import ExitStack, contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from types import CodeType
 from typing import Any, Literal
 
@@ -83,7 +84,12 @@ class Exercise:
     - changes: the arguments the function may change in place (CS231n's optimisers update w and
       config); every other argument must come back unchanged;
     - torch_refused: with uses="torch", the PyTorch functions (by name: "softplus") that would be
-      the answer itself.
+      the answer itself;
+    - calls: notebook functions the brief says to call, and how often: {"attention_forward": 1}, or
+      (least, most) ("call your six steps": {"exp_backward": (1, 1), ...});
+    - max_lines: "vectorised", "no loops", "one expression": the most lines of notebook code the call
+      may run (its own and the notebook functions it calls), counted as Python runs them, so a loop
+      over the entries of its input exceeds it.
     """
 
     name: str
@@ -92,15 +98,17 @@ class Exercise:
     may_call: tuple[str, ...] = ()
     changes: tuple[str, ...] = ()
     torch_refused: tuple[str, ...] = ()
+    calls: dict[str, int | tuple[int, int]] = field(default_factory=dict)
+    max_lines: int | None = None
 
     def __post_init__(self) -> None:
         if self.uses not in ("numpy", "torch", "any"):
             raise ToolkitInputError(f"Exercise({self.name!r}): uses must be 'numpy', 'torch' or 'any', "
                                     f"got {self.uses!r}")
-        for field in ("may_call", "changes", "torch_refused"):
-            if isinstance(getattr(self, field), str):
-                raise ToolkitInputError(f"Exercise({self.name!r}): {field} is a tuple of names, "
-                                        f"got the string {getattr(self, field)!r}")
+        for name in ("may_call", "changes", "torch_refused"):
+            if isinstance(getattr(self, name), str):
+                raise ToolkitInputError(f"Exercise({self.name!r}): {name} is a tuple of names, "
+                                        f"got the string {getattr(self, name)!r}")
 
     def reasons(self) -> dict[str, str]:
         """must_not_call as name -> reason (None: the default, said by REFEREE_MESSAGE)."""
@@ -126,11 +134,16 @@ _SWITCHES = frozenset({threading.settrace.__code__, threading.setprofile.__code_
 
 
 class _Watch:
-    """The trace hook of one graded call: refuses referees by code, trusts allowed ones."""
+    """The trace hook of one graded call: refuses referees by code, trusts allowed ones, counts the
+    calls the exercise asks for and, with a line budget, the lines of notebook code it runs."""
 
-    def __init__(self, label: str, refused: dict[CodeType, tuple[str, str]], trusted: set[CodeType]) -> None:
-        self.label, self.refused, self.trusted_codes = label, refused, trusted
-        self.watched = frozenset(refused) | frozenset(trusted) | _SWITCHES
+    def __init__(self, label: str, refused: dict[CodeType, tuple[str, str]], trusted: set[CodeType],
+                 counted: dict[CodeType, str], notebook_dir: str | None) -> None:
+        self.label, self.refused, self.trusted_codes, self.counted = label, refused, trusted, counted
+        self.watched = frozenset(refused) | frozenset(trusted) | frozenset(counted) | _SWITCHES
+        self.calls = dict.fromkeys(counted.values(), 0)
+        self.notebook_dir, self.lines = notebook_dir, 0      # a line budget: count notebook lines
+        self._is_notebook: dict[CodeType, bool] = {}
         self.inside_trusted: list[Any] = []   # frames of the allowed referees now running
         self.violation: CheckFailed | None = None
         self.closing = False     # set before the watch itself calls sys.settrace to leave
@@ -145,16 +158,30 @@ class _Watch:
             self.violation = error
         return self.violation
 
+    def _notebook(self, code: CodeType) -> bool:
+        known = self._is_notebook.get(code)
+        if known is None:
+            known = self._is_notebook[code] = os.path.dirname(code.co_filename) == self.notebook_dir
+        return known
+
     def __call__(self, frame: Any, event: str, arg: Any) -> Any:
         """The global trace function: sees every Python call (C calls cost nothing); returns a local
-        trace function only for a trusted referee's frame, to see it return."""
+        trace function for a trusted referee's frame (to see it return) and, with a line budget, for
+        notebook code (to count its lines)."""
         code = frame.f_code
-        if code not in self.watched or self.closing or self.inside_trusted:
+        if self.closing or self.inside_trusted:
+            return None
+        if code not in self.watched:
+            if self.notebook_dir is not None and self._notebook(code):
+                return self._count_line
             return None
         if code in self.trusted_codes:
             self.inside_trusted.append(frame)
             frame.f_trace_lines = False
             return self._leave
+        if code in self.counted:
+            self.calls[self.counted[code]] += 1
+            return self._count_line if self.notebook_dir is not None else None
         if code in self.refused:
             referee_name, reason = self.refused[code]
             message = (_("this exercise asks you not to call {name} ({reason})").format(
@@ -163,6 +190,11 @@ class _Watch:
             raise self.fail(_refuse(ForbiddenCall, self.label, _("called {name}").format(
                 name=referee_name), message, "forbidden-call"))
         raise self.switched_off()  # threading.settrace or threading.setprofile
+
+    def _count_line(self, frame: Any, event: str, arg: Any) -> Any:
+        if event == "line" and not self.closing:
+            self.lines += 1
+        return self._count_line
 
     def _leave(self, frame: Any, event: str, arg: Any) -> Any:
         if event == "return" and self.inside_trusted and frame is self.inside_trusted[-1]:
@@ -173,6 +205,24 @@ class _Watch:
         return self.fail(_refuse(ForbiddenCall, self.label, _("switched off the grader"), _(HOOK_MESSAGE),
                                  "forbidden-call"))
 
+    def judge_counts(self, exercise: Exercise) -> None:
+        """After the call: the calls the exercise asks for, and its line budget."""
+        for name, wanted in exercise.calls.items():
+            least, most = (wanted, wanted) if isinstance(wanted, int) else wanted
+            made = self.calls.get(name, 0)
+            if not least <= made <= most:
+                asked = str(least) if least == most else _("between {least} and {most}").format(
+                    least=least, most=most)
+                status = _("called {name} {made} times").format(name=name, made=made)
+                message = _("this exercise asks you to call {name} {asked} times here").format(
+                    name=name, asked=asked)
+                self.fail(_refuse(CheckFailed, self.label, status, message, "call-count"))
+                return
+        if exercise.max_lines is not None and self.lines > exercise.max_lines:
+            status = _("ran {lines} lines of Python").format(lines=self.lines)
+            message = _("this exercise asks for array operations, not Python loops: a version without "
+                        "loops runs at most {most} lines here").format(most=exercise.max_lines)
+            self.fail(_refuse(CheckFailed, self.label, status, message, "not-vectorised"))
 
 
 @functools.cache
@@ -223,7 +273,10 @@ def _watched(label: str, exercise: Exercise, namespace: MutableMapping[str, Any]
     trusted |= {code for name in exercise.may_call for code in codes_of(namespace.get(name))}
     for code in trusted:
         refused.pop(code, None)
-    watch = _Watch(label, refused, trusted)
+    counted = {code: name for name in exercise.calls for code in codes_of(namespace.get(name))}
+    own = next(codes_of(namespace.get(exercise.name)), None)
+    notebook_dir = os.path.dirname(own.co_filename) if exercise.max_lines is not None and own else None
+    watch = _Watch(label, refused, trusted, counted, notebook_dir)
     with ExitStack() as stack:
         if exercise.uses != "any" and "torch" in sys.modules:
             entry = _torch_intact(label) if exercise.uses == "torch" else {}
@@ -247,6 +300,8 @@ def _watched(label: str, exercise: Exercise, namespace: MutableMapping[str, Any]
                 watch.switched_off()
     if exercise.uses == "torch" and "torch" in sys.modules:
         _torch_intact(label)
+    if watch.violation is None:
+        watch.judge_counts(exercise)
     if watch.violation is not None:
         raise watch.violation
 
@@ -347,10 +402,18 @@ class Exercises:
         return self._namespace[name]
 
     def __getattr__(self, name: str) -> Callable[..., Any]:
+        """`graded.<name>`: a function that calls the notebook's `name` graded (it can be called at
+        once, or handed to a check or a training loop that calls it later)."""
         if name.startswith("_"):
             raise AttributeError(name)
         self.declaration(name)
-        return functools.partial(self.call, name)
+
+        def graded_call(*args: Any, **kwargs: Any) -> Any:
+            __tracebackhide__ = True
+            return self.call(name, *args, **kwargs)
+
+        graded_call.__name__ = graded_call.__qualname__ = name
+        return graded_call
 
     def call(self, name: str, *args: Any, **kwargs: Any) -> Any:
         """The notebook's `name`(*args, **kwargs) under its exercise's rules, its inputs checked."""
@@ -370,8 +433,3 @@ class Exercises:
         __tracebackhide__ = True
         with _watched(label or name, self.declaration(name), self._namespace):
             yield
-
-    def calling(self, name: str) -> Callable[..., Any]:
-        """A stand-in for the notebook's `name` that calls it graded: for a check that hands the
-        student's function to code of its own (a gradient check, a training loop)."""
-        return functools.partial(self.call, name)

@@ -25,6 +25,10 @@ CODES: dict[str, str] = {
     "(Tensor.backward, torch.autograd.grad, a torch.func transform) (grader.by_hand).",
     "input-modified": "a graded function changed one of its arguments in place (grader.Exercises: every "
     "argument the exercise does not list in `changes` must come back unchanged).",
+    "call-count": "a graded function that did not call the notebook function its brief says to call, "
+    "or called it another number of times (grader.Exercises, `calls`).",
+    "not-vectorised": "a graded function the brief asks to vectorise (or to write as one expression) that "
+    "ran more lines of Python than such a version does: a loop over the entries (grader.Exercises).",
     "forbidden-call": "a function called another that its exercise asks it not to use: the loop "
     "version inside a vectorised one, the staged backward inside a one-step one (grader.forbid_calls).",
     "attention-no-scale": "attention scores q kᵀ without the 1/sqrt(d) (grader.lessons.attention_checks).",

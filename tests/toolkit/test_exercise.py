@@ -13,7 +13,9 @@ from grader import CheckFailed, Exercise, Exercises, ForbiddenCall, InputModifie
 from grader.referees import referee
 
 #: (code, what produces it): the positive examples tests/toolkit/hints/test_engine.py counts.
-POSITIVE = [("input-modified", "a graded function that changes its argument in place")]
+POSITIVE = [("input-modified", "a graded function that changes its argument in place"),
+            ("call-count", "a multi-head attention that calls attention_forward once per head"),
+            ("not-vectorised", "an im2col with a Python loop over the output positions")]
 
 
 @referee
@@ -237,3 +239,42 @@ def test_the_refusals_speak_the_students_language(capsys) -> None:
     finally:
         set_language(None)
     assert "[input-modified]" in capsys.readouterr().out
+
+
+def test_calls_counts_the_calls_the_brief_asks_for(capsys) -> None:
+    def step(x):
+        return x + 1
+
+    def once(x):
+        return step(x)
+
+    def twice(x):
+        return step(step(x))
+
+    namespace = {"step": step, "once": once, "twice": twice}
+    graded = Exercises(namespace, Exercise("once", calls={"step": 1}), Exercise("twice", calls={"step": 1}))
+    assert graded.once(1.0) == 2.0
+    with pytest.raises(CheckFailed, match="asks you to call step 1 times"):
+        graded.twice(1.0)
+    assert "[call-count]" in capsys.readouterr().out
+
+
+def test_max_lines_tells_a_loop_from_array_operations(capsys) -> None:
+    source = """
+def vectorised(x):
+    return x * 2
+
+def loops(x):
+    out = x.copy()
+    for i in range(x.size):
+        out[i] = x[i] * 2
+    return out
+"""
+    namespace: dict = {"np": np}
+    exec(compile(source, "/tmp/notebook_cells/cell1.py", "exec"), namespace)
+    graded = Exercises(namespace, Exercise("vectorised", max_lines=5), Exercise("loops", max_lines=5))
+    x = np.arange(50.0)
+    assert np.array_equal(graded.vectorised(x), 2 * x)
+    with pytest.raises(CheckFailed, match="not Python loops"):
+        graded.loops(x)
+    assert "[not-vectorised]" in capsys.readouterr().out
