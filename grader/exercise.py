@@ -80,7 +80,8 @@ class Exercise:
     - uses: "numpy" (every PyTorch function refused), "torch" (autograd refused) or "any";
     - must_not_call: notebook names the brief forbids, with the reason shown when one is called
       (a tuple of names takes the default reason, "one of the course's references");
-    - may_call: referees (by their name) the student's code may call, trusted;
+    - may_call: referees the student's code may call, trusted, by the name the notebook binds them
+      to (lesson 06's course layers; a name bound to the student's own function trusts nothing);
     - changes: the arguments the function may change in place (CS231n's optimisers update w and
       config); every other argument must come back unchanged;
     - torch_refused: with uses="torch", the PyTorch functions (by name: "softplus") that would be
@@ -269,8 +270,9 @@ def _watched(label: str, exercise: Exercise, namespace: MutableMapping[str, Any]
     for name, reason in exercise.reasons().items():
         for code in codes_of(namespace.get(name)):
             refused[code] = (name, reason)
-    trusted = {code for code, name in REFEREES.items() if name in exercise.may_call}
-    trusted |= {code for name in exercise.may_call for code in codes_of(namespace.get(name))}
+    # a referee the exercise may call, as the notebook binds it now: never the student's own code
+    trusted = {code for name in exercise.may_call for code in codes_of(namespace.get(name))
+               if code in refused}
     for code in trusted:
         refused.pop(code, None)
     counted = {code: name for name in exercise.calls for code in codes_of(namespace.get(name))}

@@ -27,8 +27,9 @@ REFEREES: dict[CodeType, str] = {}
 
 
 def codes_of(obj: Any) -> Iterator[CodeType]:
-    """The code objects of a function, of a class's methods (its own and inherited ones, not
-    object's), of a staticmethod, classmethod or property, or of a bound method."""
+    """The code objects of a function (the one it wraps, for a functools.wraps decorator), of a
+    class's methods (its own and inherited ones, not object's), of a staticmethod, classmethod or
+    property, or of a bound method."""
     if isinstance(obj, (staticmethod, classmethod)):
         obj = obj.__func__
     if isinstance(obj, property):
@@ -39,6 +40,7 @@ def codes_of(obj: Any) -> Iterator[CodeType]:
     if inspect.ismethod(obj):
         obj = obj.__func__
     if isinstance(obj, FunctionType):
+        obj = inspect.unwrap(obj)       # a decorator's wrapper shares its code with other functions
         yield obj.__code__
     elif isinstance(obj, type):
         for klass in obj.__mro__[:-1]:

@@ -25,6 +25,7 @@ import torch
 import torch.nn.functional as F
 
 from ..errors import ToolkitInputError
+from ..referees import referee
 
 __all__ = [
     "BLOCK_KEYS",
@@ -77,6 +78,7 @@ def _backward(out: torch.Tensor, dout: np.ndarray | None) -> bool:
     return True
 
 
+@referee
 def torch_attention(q, k, v, mask=None, dout=None):
     """Scaled dot-product attention by `torch.nn.functional.scaled_dot_product_attention`.
 
@@ -97,6 +99,7 @@ def torch_attention(q, k, v, mask=None, dout=None):
     return out.detach().numpy(), {"dq": tq.grad.numpy(), "dk": tk.grad.numpy(), "dv": tv.grad.numpy()}
 
 
+@referee
 def torch_mha(x, Wq, Wk, Wv, Wo, num_heads, mask=None, dout=None, query_path_only=False):
     """Our multi-head self-attention by `torch.nn.MultiheadAttention` (bias=False, batch_first).
 
@@ -134,6 +137,7 @@ def torch_mha(x, Wq, Wk, Wv, Wo, num_heads, mask=None, dout=None, query_path_onl
     return out.detach().numpy(), grads
 
 
+@referee
 def torch_gelu(x, dout=None):
     """GELU with the tanh approximation, `F.gelu(x, approximate="tanh")`; with dout also dx.
 
@@ -149,6 +153,7 @@ def torch_gelu(x, dout=None):
     return out.detach().numpy(), tx.grad.numpy()
 
 
+@referee
 def torch_block_tensors(
     x: torch.Tensor,
     p: Mapping[str, torch.Tensor],
@@ -172,6 +177,7 @@ def torch_block_tensors(
     return (h if skip_grad[1] else h.detach()) + f if residual else f
 
 
+@referee
 def torch_block(x, params, num_heads, dout=None, residual=True, skip_grad=(True, True)):
     """The pre-LN causal transformer block in PyTorch (float64).
 
@@ -192,6 +198,7 @@ def torch_block(x, params, num_heads, dout=None, residual=True, skip_grad=(True,
     return out.detach().numpy(), tx.grad.numpy(), {k: t.grad.numpy() for k, t in tp.items()}
 
 
+@referee
 def layernorm_forward(x, gamma, beta):
     """Layer normalisation over the last axis (lesson 8's), biased variance, eps 1e-5.
 
@@ -203,6 +210,7 @@ def layernorm_forward(x, gamma, beta):
     return x_hat * gamma + beta, (x_hat, inv_std, gamma)
 
 
+@referee
 def layernorm_backward(dout, cache):
     """The gradients (dx, dgamma, dbeta) of layernorm_forward; dout shaped like x."""
     x_hat, inv_std, gamma = cache

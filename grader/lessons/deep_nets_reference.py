@@ -20,6 +20,7 @@ from collections.abc import Callable, Mapping, Sequence
 
 import numpy as np
 
+from ..referees import referee
 from ..report_lines import show_hint
 
 __all__ = ["OPTIMISER_DEFAULTS", "chained_backward", "dropout_dx", "one_path_hint", "optimiser_reference",
@@ -39,6 +40,7 @@ def _average(grads: np.ndarray, decay: float, start: np.ndarray, t: int) -> np.n
     return np.tensordot(weights, grads[:t], axes=1) + decay ** t * start
 
 
+@referee
 def optimiser_reference(rule: str, w: np.ndarray, grads: Sequence[np.ndarray],
                         config: Mapping | None = None) -> tuple[np.ndarray, dict[str, np.ndarray]]:
     """The K successive weights of `rule` fed `grads` from `w`, and its state after the last step.
@@ -74,6 +76,7 @@ def optimiser_reference(rule: str, w: np.ndarray, grads: Sequence[np.ndarray],
     return np.array(trajectory), state
 
 
+@referee
 def running_averages(batches: Sequence[np.ndarray], momentum: float = 0.9,
                      mean: np.ndarray | None = None, var: np.ndarray | None = None
                      ) -> list[tuple[np.ndarray, np.ndarray]]:
@@ -99,12 +102,14 @@ def one_path_hint(dxc: np.ndarray, dxhat: np.ndarray, inv_std: np.ndarray) -> No
                   "adds a term.")
 
 
+@referee
 def dropout_dx(out: np.ndarray, dout: np.ndarray, p: float) -> np.ndarray:
     """dL/dx of train-mode inverted dropout with keep probability p, given its output `out` (a unit
     was dropped where out is 0; the lesson's inputs are never 0) and the upstream gradient dout."""
     return np.where(np.asarray(out) != 0, np.asarray(dout, dtype=np.float64) / p, 0.0)
 
 
+@referee
 def chained_backward(values: Mapping[str, np.ndarray], X: np.ndarray, y: np.ndarray,
                      steps: Mapping[str, Callable]) -> dict[str, np.ndarray]:
     """Every gradient of the lesson's net (names as in its ninja_forward) from the functions `steps`.

@@ -11,6 +11,8 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
+from ..referees import referee
+
 __all__ = ["reference_affine", "reference_affine_relu"]
 
 
@@ -18,6 +20,7 @@ def _tensor(a: np.ndarray) -> torch.Tensor:
     return torch.from_numpy(np.array(a, dtype=np.float64))
 
 
+@referee
 def reference_affine(x: np.ndarray, w: np.ndarray, b: np.ndarray) -> np.ndarray:
     """PyTorch's affine layer on a batch: x of shape (N, d_1, ..., d_k), w (D, M), b (M,).
 
@@ -28,6 +31,7 @@ def reference_affine(x: np.ndarray, w: np.ndarray, b: np.ndarray) -> np.ndarray:
     return F.linear(tx.reshape(tx.shape[0], -1), _tensor(w).T, _tensor(b)).numpy()
 
 
+@referee
 def reference_affine_relu(x: np.ndarray, w: np.ndarray, b: np.ndarray) -> np.ndarray:
     """relu(reference_affine(x, w, b)), PyTorch in float64: shape (N, M)."""
     tx = _tensor(x)

@@ -27,6 +27,7 @@ from ..errors import CheckFailed
 from ..hints import hint_args
 from ..i18n import N_
 from ..i18n import lesson_text as _
+from ..referees import referee
 
 __all__ = ["LAYER_NAMES", "affine_forward", "affine_backward", "relu_forward", "relu_backward",
            "softmax_loss", "check_layers"]
@@ -34,27 +35,32 @@ __all__ = ["LAYER_NAMES", "affine_forward", "affine_backward", "relu_forward", "
 LAYER_NAMES = ("affine_forward", "affine_backward", "relu_forward", "relu_backward", "softmax_loss")
 
 
+@referee
 def affine_forward(x: np.ndarray, w: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, tuple]:
     """out = x flattened to (N, D), times w (D, M), plus b (M,): shape (N, M); cache (x, w, b)."""
     return x.reshape(x.shape[0], -1) @ w + b, (x, w, b)
 
 
+@referee
 def affine_backward(dout: np.ndarray, cache: tuple) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """dout (N, M) and affine_forward's cache -> (dx shaped like x, dw (D, M), db (M,))."""
     x, w, _b = cache
     return (dout @ w.T).reshape(x.shape), x.reshape(x.shape[0], -1).T @ dout, dout.sum(axis=0)
 
 
+@referee
 def relu_forward(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """max(0, x) entry by entry (a new array), and the cache x."""
     return np.maximum(0.0, x), x
 
 
+@referee
 def relu_backward(dout: np.ndarray, cache: np.ndarray) -> np.ndarray:
     """dout times the ReLU's slope at the cached input x (0 where x <= 0), shaped like dout."""
     return dout * (cache > 0)
 
 
+@referee
 def softmax_loss(x: np.ndarray, y: np.ndarray) -> tuple[float, np.ndarray]:
     """Mean softmax cross-entropy of scores x (N, C) for labels y (N,), and its gradient (N, C)."""
     n = x.shape[0]

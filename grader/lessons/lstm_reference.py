@@ -17,6 +17,7 @@ import torch
 from ..errors import CheckFailed, ToolkitInputError
 from ..i18n import lesson_text as _
 from ..numgrad import rel_error
+from ..referees import referee
 from ..trusted import as_array
 
 __all__ = [
@@ -72,6 +73,7 @@ def _param_grads(module: torch.nn.Module, suffix: str) -> dict[str, np.ndarray]:
     }
 
 
+@referee
 def torch_lstm(x, h0, Wx, Wh, b, dh=None):
     """Our LSTM over a sequence computed by torch.nn.LSTM (float64, batch_first), c0 = 0.
 
@@ -93,6 +95,7 @@ def torch_lstm(x, h0, Wx, Wh, b, dh=None):
     return h.detach().numpy(), grads
 
 
+@referee
 def torch_lstm_step(x, prev_h, prev_c, Wx, Wh, b, dnext_h=None, dnext_c=None):
     """One step of our LSTM computed by torch.nn.LSTMCell (float64).
 
@@ -117,6 +120,7 @@ def torch_lstm_step(x, prev_h, prev_c, Wx, Wh, b, dnext_h=None, dnext_c=None):
     return (*values, grads)
 
 
+@referee
 def torch_lstm_truncated(x, h0, Wx, Wh, b, dh, chunk, reset_cell=False):
     """Truncated BPTT in PyTorch: chunks of `chunk` steps, the state (h, c) carried and detached.
 

@@ -12,9 +12,12 @@ from __future__ import annotations
 import numpy as np
 import torch
 
+from ..referees import referee
+
 __all__ = ["torch_bounds", "torch_rnn", "torch_temporal_affine", "torch_unrolled"]
 
 
+@referee
 def torch_rnn(x: np.ndarray, h0: np.ndarray, Wx: np.ndarray, Wh: np.ndarray, b: np.ndarray,
               dh: np.ndarray | None = None):
     """Our RNN computed by torch.nn.RNN (tanh, float64, batch_first) with the same weights.
@@ -48,6 +51,7 @@ def torch_rnn(x: np.ndarray, h0: np.ndarray, Wx: np.ndarray, Wh: np.ndarray, b: 
     return h.detach().numpy(), grads
 
 
+@referee
 def torch_unrolled(x: np.ndarray, h0: np.ndarray, Wx: np.ndarray, Wh: np.ndarray, b: np.ndarray,
                    dh: np.ndarray, *, carry: bool = True, slope_from_input: bool = False) -> dict:
     """The same RNN unrolled step by step in PyTorch, with its own copy of Wx, Wh, b at every step.
@@ -82,6 +86,7 @@ def torch_unrolled(x: np.ndarray, h0: np.ndarray, Wx: np.ndarray, Wh: np.ndarray
     return grads
 
 
+@referee
 def torch_bounds(M: np.ndarray) -> tuple[float, float]:
     """(rho, sigma_max) of a square matrix M (H, H) from torch.linalg (float64): the spectral
     radius and the largest singular value."""
@@ -89,6 +94,7 @@ def torch_bounds(M: np.ndarray) -> tuple[float, float]:
     return torch.linalg.eigvals(Mt).abs().max().item(), torch.linalg.matrix_norm(Mt, ord=2).item()
 
 
+@referee
 def torch_temporal_affine(x: np.ndarray, w: np.ndarray, b: np.ndarray, dout: np.ndarray):
     """out = x @ w + b at every step, and (dx, dw, db) for the upstream dout, by autograd (float64).
 

@@ -144,7 +144,8 @@ def test_may_call_trusts_a_referee_and_everything_inside_it() -> None:
     def trusted_inside(x):
         return reference_square(x)
 
-    namespace = {"trusted_inside": trusted_inside, "uses_reference": uses_reference}
+    namespace = {"trusted_inside": trusted_inside, "uses_reference": uses_reference,
+                 "reference_square": reference_square}
     graded = Exercises(namespace, Exercise("trusted_inside", may_call=("reference_square",)),
                        Exercise("uses_reference", may_call=("reference_square",)))
     assert np.array_equal(graded.trusted_inside(np.full(2, 3.0)), [9.0, 9.0])
@@ -278,3 +279,13 @@ def loops(x):
     with pytest.raises(CheckFailed, match="not Python loops"):
         graded.loops(x)
     assert "[not-vectorised]" in capsys.readouterr().out
+
+
+def test_may_call_never_trusts_the_students_own_function() -> None:
+    def reference_square(x):       # the student's own function, under a referee's name
+        return torch.tensor(x).square().numpy()
+
+    namespace = {"reference_square": reference_square, "outer": lambda x: reference_square(x)}
+    graded = Exercises(namespace, Exercise("outer", may_call=("reference_square",)))
+    with pytest.raises(ForbiddenCall, match="torch"):
+        graded.outer(np.ones(2))
