@@ -44,6 +44,7 @@ import inspect
 import os
 import sys
 import threading
+import tracemalloc
 from collections.abc import Callable, Iterator, MutableMapping
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
@@ -90,7 +91,9 @@ class Exercise:
       (least, most) ("call your six steps": {"exp_backward": (1, 1), ...});
     - max_lines: "vectorised", "no loops", "one expression": the most lines of notebook code the call
       may run (its own and the notebook functions it calls), counted as Python runs them, so a loop
-      over the entries of its input exceeds it.
+      over the entries of its input exceeds it;
+    - max_bytes: "without building the (N, C, C) Jacobian": the most memory (bytes, traced with
+      tracemalloc) the call may hold at once.
     """
 
     name: str
@@ -101,6 +104,7 @@ class Exercise:
     torch_refused: tuple[str, ...] = ()
     calls: dict[str, int | tuple[int, int]] = field(default_factory=dict)
     max_lines: int | None = None
+    max_bytes: int | None = None
 
     def __post_init__(self) -> None:
         if self.uses not in ("numpy", "torch", "any"):
@@ -289,6 +293,8 @@ def _watched(label: str, exercise: Exercise, namespace: MutableMapping[str, Any]
         sys.settrace(watch)
         for name, stand_in in _STAND_INS.items():
             setattr(sys, name, stand_in)
+        if exercise.max_bytes is not None:
+            stack.enter_context(_peak_memory(watch, exercise.max_bytes))
         try:
             yield watch
         finally:
@@ -306,6 +312,28 @@ def _watched(label: str, exercise: Exercise, namespace: MutableMapping[str, Any]
         watch.judge_counts(exercise)
     if watch.violation is not None:
         raise watch.violation
+
+
+@contextmanager
+def _peak_memory(watch: _Watch, most: int) -> Iterator[None]:
+    """The block's peak of newly allocated memory (tracemalloc, which NumPy reports to) must stay
+    within `most` bytes."""
+    already = tracemalloc.is_tracing()
+    if not already:
+        tracemalloc.start()
+    tracemalloc.reset_peak()
+    start = tracemalloc.get_traced_memory()[0]
+    try:
+        yield
+    finally:
+        peak = tracemalloc.get_traced_memory()[1] - start
+        if not already:
+            tracemalloc.stop()
+    if peak > most and watch.violation is None:
+        status = _("held {size} MB at once").format(size=f"{peak / 1e6:.1f}")
+        message = _("this exercise can be done in at most {most} MB here: do not build the big "
+                    "intermediate array").format(most=f"{most / 1e6:.1f}")
+        watch.fail(_refuse(CheckFailed, watch.label, status, message, "too-much-memory"))
 
 
 # ----------------------------------------------------------------------------- inputs unchanged

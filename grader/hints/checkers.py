@@ -29,6 +29,8 @@ CODES: dict[str, str] = {
     "or called it another number of times (grader.Exercises, `calls`).",
     "not-vectorised": "a graded function the brief asks to vectorise (or to write as one expression) that "
     "ran more lines of Python than such a version does: a loop over the entries (grader.Exercises).",
+    "too-much-memory": "a graded function that held far more memory than its brief's method needs: "
+    "it built the big intermediate array the brief asks to avoid (grader.Exercises, `max_bytes`).",
     "forbidden-call": "a function called another that its exercise asks it not to use: the loop "
     "version inside a vectorised one, the staged backward inside a one-step one (grader.forbid_calls).",
     "attention-no-scale": "attention scores q kᵀ without the 1/sqrt(d) (grader.lessons.attention_checks).",

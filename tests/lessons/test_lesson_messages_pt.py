@@ -21,7 +21,8 @@ from tests.lessons.test_dropout_check import DROPOUT_POSITIVE  # noqa: E402
 
 #: Codes of grader/hints/checkers.py whose message the toolkit writes (by_hand, exercise; translated
 #: in grader.po): not the lesson helpers'.
-TOOLKIT_CODES = {"autograd-by-hand", "input-modified", "call-count", "not-vectorised"}
+TOOLKIT_CODES = {"autograd-by-hand", "input-modified", "call-count", "not-vectorised",
+                 "too-much-memory"}
 
 
 @pytest.fixture(autouse=True)

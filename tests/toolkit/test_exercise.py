@@ -15,7 +15,8 @@ from grader.referees import referee
 #: (code, what produces it): the positive examples tests/toolkit/hints/test_engine.py counts.
 POSITIVE = [("input-modified", "a graded function that changes its argument in place"),
             ("call-count", "a multi-head attention that calls attention_forward once per head"),
-            ("not-vectorised", "an im2col with a Python loop over the output positions")]
+            ("not-vectorised", "an im2col with a Python loop over the output positions"),
+            ("too-much-memory", "a softmax backward that builds the (N, C, C) Jacobian")]
 
 
 @referee
@@ -289,3 +290,22 @@ def test_may_call_never_trusts_the_students_own_function() -> None:
     graded = Exercises(namespace, Exercise("outer", may_call=("reference_square",)))
     with pytest.raises(ForbiddenCall, match="torch"):
         graded.outer(np.ones(2))
+
+
+def test_max_bytes_refuses_the_big_intermediate(capsys) -> None:
+    def jacobian(p, dp):                      # (N, C, C): 200 * 100 * 100 * 8 bytes = 16 MB
+        full = p[:, :, None] * (np.eye(p.shape[1]) - p[:, None, :])
+        return np.einsum("nij,ni->nj", full, dp)
+
+    def direct(p, dp):
+        return p * (dp - np.sum(p * dp, axis=1, keepdims=True))
+
+    namespace = {"jacobian": jacobian, "direct": direct}
+    graded = Exercises(namespace, Exercise("jacobian", max_bytes=2_000_000),
+                       Exercise("direct", max_bytes=2_000_000))
+    p = np.full((200, 100), 0.01)
+    dp = np.ones((200, 100))
+    assert np.allclose(graded.direct(p, dp), 0.0)
+    with pytest.raises(CheckFailed, match="do not build the big intermediate array"):
+        graded.jacobian(p, dp)
+    assert "[too-much-memory]" in capsys.readouterr().out
