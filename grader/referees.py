@@ -17,10 +17,11 @@ from __future__ import annotations
 import functools
 import inspect
 from collections.abc import Iterator
+from contextlib import contextmanager
 from types import CodeType, FunctionType
 from typing import Any
 
-__all__ = ["REFEREES", "codes_of", "referee"]
+__all__ = ["REFEREES", "codes_of", "referee", "refereeing"]
 
 #: code object -> the referee's name, for every function marked with `referee`.
 REFEREES: dict[CodeType, str] = {}
@@ -58,3 +59,15 @@ def referee(obj: Any = None, *, name: str | None = None) -> Any:
     for code in codes_of(obj):
         REFEREES.setdefault(code, label)
     return obj
+
+
+@contextmanager
+def refereeing() -> Iterator[None]:
+    """The body of a referee that computes with PyTorch and is given to students as a building block
+    (lesson 06's layers, lesson 12's layer norm): a graded call's refusal of PyTorch does not apply
+    inside it, since the call reached it only if its exercise allows it (`may_call`); otherwise the
+    referee was refused before its body ran."""
+    import torch
+
+    with torch._C.DisableTorchFunction():
+        yield

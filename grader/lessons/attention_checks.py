@@ -4,27 +4,30 @@ Every check prints the toolkit's ✓/✗ line (`check_close`). When a value is w
 to 1e-8, what a known mistake gives (`SLIPS`: each recomputed here in NumPy with that one mistake),
 the check shows the hint for it (`show_hint`, code `attention-...`) and raises CheckFailed with it.
 A backward is compared with the true gradient of the layer (PyTorch's autograd), and only once
-the student's forward matches PyTorch (`forward_first`); it runs inside `by_hand`. Every student
-function runs inside `numpy_only` (`_students`): PyTorch is the referee here, not the answer, and so
-are this module's own NumPy recomputations (`_weights`, `_attention_grads`), refused while a
-student's function runs.
+the student's forward matches PyTorch (`forward_first`).
+
+The checks are handed the student's functions as the lesson declares them (`graded.<name>`, see
+`grader.exercise`): that call refuses PyTorch and every referee, this module's own NumPy
+recomputations (`_weights`, `_attention_grads`) included, and names an argument changed in place.
+So the checks hand over the problem's own arrays, never copies: what the brief says about inputs is
+enforced in the visible check as in the hidden tests.
 """
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
 
-from ..by_hand import ForbiddenCall, by_hand, forward_first
+from ..by_hand import forward_first
 from ..checks import check_close
 from ..errors import CheckFailed
 from ..i18n import N_
 from ..i18n import lesson_text as _
 from ..numgrad import rel_error
-from ..report_lines import emit, fail_line, hint_line, show_hint
+from ..referees import referee
+from ..report_lines import show_hint
 from ..trusted import as_array, as_dict, as_items, plain_ndarray
 from .attention_reference import (
     BLOCK_KEYS,
@@ -35,7 +38,6 @@ from .attention_reference import (
     torch_gelu,
     torch_mha,
 )
-from .numpy_only import numpy_only
 
 __all__ = [
     "SLIPS",
@@ -100,48 +102,12 @@ SLIPS: dict[str, str] = {
 
 MASKED = -np.inf
 
-#: how many of the student's functions are running now (the references below refuse while > 0)
-_RUNNING = [0]
-REFEREE_MESSAGE = N_(
-    "this exercise is yours to write: the checks' own NumPy recomputations "
-    "(grader.lessons.attention_checks) are the referee, not the answer"
-)
-
-
-def _students(fn: Callable[..., Any]) -> Callable[..., Any]:
-    """numpy_only(fn), with this module's NumPy references refused while fn runs."""
-    guarded = numpy_only(fn)
-
-    @functools.wraps(fn)
-    def run(*args: Any, **kwargs: Any) -> Any:
-        __tracebackhide__ = True
-        _RUNNING[0] += 1
-        try:
-            return guarded(*args, **kwargs)
-        finally:
-            _RUNNING[0] -= 1
-
-    return run
-
-
-def _referee_only(name: str) -> None:
-    """Refuse the reference `name` when a student's function calls it (code forbidden-call)."""
-    if _RUNNING[0]:
-        emit(
-            [fail_line(name, _("was called")), hint_line(_(REFEREE_MESSAGE), "forbidden-call")],
-            [("forbidden-call", _(REFEREE_MESSAGE))],
-        )
-        raise ForbiddenCall(
-            _("{name} was called — {message} [forbidden-call]").format(name=name, message=_(REFEREE_MESSAGE))
-        )
-
-
 def _swap(a: np.ndarray) -> np.ndarray:
     return np.swapaxes(a, -1, -2)
 
 
+@referee
 def _weights(q, k, mask, scale, axis=-1, mask_after=False, invert=False):
-    _referee_only("_weights")
     s = q @ _swap(k) * scale
     if mask is not None:
         keep = ~mask if invert else mask
@@ -156,8 +122,8 @@ def _weights(q, k, mask, scale, axis=-1, mask_after=False, invert=False):
     return w
 
 
+@referee
 def _attention_grads(q, k, v, mask, dout, scale, sum_term=True, transpose=True):
-    _referee_only("_attention_grads")
     w = _weights(q, k, mask, 1 / np.sqrt(q.shape[-1]))
     dw = dout @ _swap(v)
     ds = w * (dw - (w * dw).sum(axis=-1, keepdims=True)) if sum_term else w * dw
@@ -185,26 +151,18 @@ def _explain(
     raise err from None
 
 
-def _copies(p: Mapping[str, Any], names: tuple[str, ...]) -> list[Any]:
-    return [p[n].copy() if isinstance(p[n], np.ndarray) else p[n] for n in names]
-
-
-def _attention_out(attention_forward: Callable, p: Mapping[str, Any], copies: bool = True) -> tuple[Any, Any]:
+def _attention_out(attention_forward: Callable, p: Mapping[str, Any]) -> tuple[Any, Any]:
     __tracebackhide__ = True
-    args = _copies(p, ("q", "k", "v")) if copies else [p["q"], p["k"], p["v"]]
-    mask = p.get("mask")
-    forward = _students(attention_forward)
-    result = forward(*args) if mask is None else forward(*args, mask)
+    args, mask = [p["q"], p["k"], p["v"]], p.get("mask")
+    result = attention_forward(*args) if mask is None else attention_forward(*args, mask)
     return tuple(as_items(result, "attention_forward's result", 2, ("out", "cache")))
 
 
-def check_attention_forward(
-    attention_forward: Callable, p: Mapping[str, Any], label: str = "out", copies: bool = True
-) -> None:
+def check_attention_forward(attention_forward: Callable, p: Mapping[str, Any], label: str = "out") -> None:
     """Your attention_forward's out for the problem p (q, k, v, optional mask) against PyTorch's
-    scaled_dot_product_attention; `copies=False` hands over p's own arrays."""
+    scaled_dot_product_attention."""
     __tracebackhide__ = True
-    out = _attention_out(attention_forward, p, copies)[0]
+    out = _attention_out(attention_forward, p)[0]
     q, k, v, mask = p["q"], p["k"], p["v"], p.get("mask")
     expected = torch_attention(q, k, v, mask)
     d = q.shape[-1]
@@ -239,7 +197,7 @@ def check_attention_backward(
     reference, true = torch_attention(q, k, v, mask, dout=dout)
     forward_first(out, reference, "attention_forward's out", "scaled dot-product attention")
     grads = as_items(
-        _students(by_hand(attention_backward))(dout.copy(), cache),
+        attention_backward(dout, cache),
         "attention_backward's result",
         3,
         ("dq", "dk", "dv"),
@@ -285,9 +243,8 @@ MHA_GRADS = ("dx", "dWq", "dWk", "dWv", "dWo")
 def _mha_out(mha_forward: Callable, p: Mapping[str, Any]) -> tuple[Any, Any]:
     __tracebackhide__ = True
     mask = p.get("mask")
-    args = [*_copies(p, MHA_INPUTS), p["num_heads"]]
-    forward = _students(mha_forward)
-    result = forward(*args) if mask is None else forward(*args, mask)
+    args = [*(p[n] for n in MHA_INPUTS), p["num_heads"]]
+    result = mha_forward(*args) if mask is None else mha_forward(*args, mask)
     return tuple(as_items(result, "multihead_attention_forward's result", 2, ("out", "cache")))
 
 
@@ -323,7 +280,7 @@ def check_mha_backward(
     reference, true = torch_mha(*args, p["num_heads"], p.get("mask"), dout=p["dout"])
     forward_first(out, reference, "multihead_attention_forward's out", "nn.MultiheadAttention")
     grads = as_items(
-        _students(by_hand(mha_backward))(p["dout"].copy(), cache),
+        mha_backward(p["dout"], cache),
         "multihead_attention_backward's result",
         5,
         MHA_GRADS,
@@ -343,7 +300,7 @@ def check_mha_backward(
 def check_gelu_forward(gelu_forward: Callable, x: np.ndarray, label: str = "out") -> None:
     """Your gelu_forward's out against F.gelu(x, approximate="tanh")."""
     __tracebackhide__ = True
-    out = as_items(_students(gelu_forward)(x.copy()), "gelu_forward's result", 2, ("out", "cache"))[0]
+    out = as_items(gelu_forward(x), "gelu_forward's result", 2, ("out", "cache"))[0]
     check_close(label, out, torch_gelu(x), kind="value")
 
 
@@ -352,11 +309,11 @@ def check_gelu_backward(
 ) -> None:
     """Your gelu_backward's dx against the true gradient of the tanh-approximated GELU."""
     __tracebackhide__ = True
-    out, cache = as_items(_students(gelu_forward)(x.copy()), "gelu_forward's result", 2, ("out", "cache"))
+    out, cache = as_items(gelu_forward(x), "gelu_forward's result", 2, ("out", "cache"))
     reference, true = torch_gelu(x, dout=dout)
     # 1 + tanh(u) loses digits for x << 0: correct forms differ by ~1e-8 there (check_gelu_forward's tol)
     forward_first(out, reference, "gelu_forward's out", "GELU (tanh approximation)", tol=1e-7)
-    dx = as_array(_students(by_hand(gelu_backward))(dout.copy(), cache), "gelu_backward's dx", shape=x.shape)
+    dx = as_array(gelu_backward(dout, cache), "gelu_backward's dx", shape=x.shape)
     # Where the slope is tiny (x < -5) the brief's 0.5 (1 + tanh u) cancels: a correct formula is
     # then off by a few float64 roundings of the terms it adds, |x| (1 + x²) |dout| eps at most, which
     # the relative error (floored at 1e-8) would blow up. Differences within 64 times that count as none.
@@ -376,9 +333,8 @@ def check_gelu_backward(
 
 def _block_out(block_forward: Callable, x: np.ndarray, params: Mapping[str, np.ndarray], heads: int):
     __tracebackhide__ = True
-    copies = {k: v.copy() for k, v in params.items()}
     return as_items(
-        _students(block_forward)(x.copy(), copies, heads),
+        block_forward(x, params, heads),
         "transformer_block_forward's result",
         2,
         ("out", "cache"),
@@ -411,7 +367,7 @@ def check_block_backward(
     reference, true_dx, true = torch_block(x, params, heads, dout=dout)
     forward_first(out, reference, "transformer_block_forward's out", "the transformer block")
     dx, grads = as_items(
-        _students(by_hand(block_backward))(dout.copy(), cache),
+        block_backward(dout, cache),
         "transformer_block_backward's result",
         2,
         ("dx", "grads"),

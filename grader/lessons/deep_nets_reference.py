@@ -4,10 +4,9 @@ A visible check cell must not show the formula its exercise asks the student to 
 values it compares with come from here:
 
 - `optimiser_reference`: the weights and the state of `sgd_momentum`, `rmsprop` or `adam` after
-  some steps, computed from the rules' unrolled definitions (every average written as a sum over
-  all past gradients), not from the one-step recursions the exercises ask for;
+  some steps, taken by PyTorch's own optimisers (their state translated to CS231n's names);
 - `running_averages`: batch norm's running mean and variance after a sequence of training
-  batches, also from the unrolled sum;
+  batches, by PyTorch;
 - `one_path_hint`: the hint for a `centred_backward` that followed only the path through x-hat;
 - `dropout_dx`: the gradient of inverted dropout, read off the forward pass's own output;
 - `chained_backward`: every gradient of the lesson's two-layer batch-norm net from the student's
@@ -19,6 +18,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 
 import numpy as np
+import torch
 
 from ..referees import referee
 from ..report_lines import show_hint
@@ -34,16 +34,46 @@ OPTIMISER_DEFAULTS = {
 }
 
 
-def _average(grads: np.ndarray, decay: float, start: np.ndarray, t: int) -> np.ndarray:
-    """(1 - decay) * sum_{s <= t} decay**(t - s) * grads[s - 1] + decay**t * start."""
-    weights = (1.0 - decay) * decay ** np.arange(t - 1, -1, -1, dtype=np.float64)
-    return np.tensordot(weights, grads[:t], axes=1) + decay ** t * start
+def _optimiser(rule: str, p: torch.Tensor, h: Mapping) -> torch.optim.Optimizer:
+    """PyTorch's optimiser for `rule`, its state set from CS231n's config keys. CS231n's momentum
+    v <- mu v - lr g; w <- w + v is PyTorch's buf <- mu buf + g; w <- w - lr buf with v = -lr buf;
+    RMSprop and Adam (eps added after the square root, bias-corrected moments) are the same rules."""
+    lr = h["learning_rate"]
+    if rule == "sgd_momentum":
+        opt = torch.optim.SGD([p], lr=lr, momentum=h["momentum"])
+        if "velocity" in h:
+            opt.state[p]["momentum_buffer"] = torch.tensor(h["velocity"], dtype=torch.float64) / -lr
+        return opt
+    if rule == "rmsprop":
+        opt = torch.optim.RMSprop([p], lr=lr, alpha=h["decay_rate"], eps=h["epsilon"])
+        cache = torch.tensor(h["cache"], dtype=torch.float64) if "cache" in h else torch.zeros_like(p)
+        opt.state[p].update(step=torch.tensor(0.0), square_avg=cache)
+        return opt
+    opt = torch.optim.Adam([p], lr=lr, betas=(h["beta1"], h["beta2"]), eps=h["epsilon"])
+    opt.state[p].update(
+        step=torch.tensor(float(h.get("t", 0))),
+        exp_avg=torch.tensor(h["m"], dtype=torch.float64) if "m" in h else torch.zeros_like(p),
+        exp_avg_sq=torch.tensor(h["v"], dtype=torch.float64) if "v" in h else torch.zeros_like(p),
+    )
+    return opt
+
+
+def _state(rule: str, opt: torch.optim.Optimizer, p: torch.Tensor, lr: float) -> dict[str, np.ndarray]:
+    """The optimiser's state under CS231n's names."""
+    state = opt.state[p]
+    if rule == "sgd_momentum":
+        return {"velocity": -lr * state["momentum_buffer"].numpy()}
+    if rule == "rmsprop":
+        return {"cache": state["square_avg"].numpy().copy()}
+    return {"m": state["exp_avg"].numpy().copy(), "v": state["exp_avg_sq"].numpy().copy(),
+            "t": np.float64(state["step"].item())}
 
 
 @referee
 def optimiser_reference(rule: str, w: np.ndarray, grads: Sequence[np.ndarray],
                         config: Mapping | None = None) -> tuple[np.ndarray, dict[str, np.ndarray]]:
-    """The K successive weights of `rule` fed `grads` from `w`, and its state after the last step.
+    """The K successive weights of `rule` fed `grads` from `w`, and its state after the last step,
+    taken by PyTorch's own optimiser (torch.optim.SGD with momentum, RMSprop, Adam) in float64.
 
     Inputs: rule — "sgd_momentum", "rmsprop" or "adam"; w — any shape; grads — K arrays shaped
     like w; config — hyper-parameters (defaults: OPTIMISER_DEFAULTS) and optionally a starting
@@ -51,29 +81,14 @@ def optimiser_reference(rule: str, w: np.ndarray, grads: Sequence[np.ndarray],
     Returns (trajectory (K, *w.shape), state): state holds "velocity", "cache", or "m", "v", "t".
     """
     h = {**OPTIMISER_DEFAULTS[rule], **(config or {})}
-    g = np.array(grads, dtype=np.float64).reshape(len(grads), *np.shape(w))
-    w = np.array(w, dtype=np.float64)
-    zeros, lr = np.zeros_like(w), h["learning_rate"]
-    trajectory, state = [], {}
-    for t in range(1, len(g) + 1):
-        if rule == "sgd_momentum":
-            mu, v0 = h["momentum"], h.get("velocity", zeros)
-            # v_t = mu^t v_0 - lr * sum_{s <= t} mu^(t - s) g_s
-            weights = mu ** np.arange(t - 1, -1, -1, dtype=np.float64)
-            state = {"velocity": mu ** t * v0 - lr * np.tensordot(weights, g[:t], axes=1)}
-            w = w + state["velocity"]
-        elif rule == "rmsprop":
-            state = {"cache": _average(g ** 2, h["decay_rate"], h.get("cache", zeros), t)}
-            w = w - lr * g[t - 1] / (np.sqrt(state["cache"]) + h["epsilon"])
-        else:
-            count = h.get("t", 0) + t
-            m = _average(g, h["beta1"], h.get("m", zeros), t)
-            v = _average(g ** 2, h["beta2"], h.get("v", zeros), t)
-            m_hat, v_hat = m / (1.0 - h["beta1"] ** count), v / (1.0 - h["beta2"] ** count)
-            w = w - lr * m_hat / (np.sqrt(v_hat) + h["epsilon"])
-            state = {"m": m, "v": v, "t": np.float64(count)}
-        trajectory.append(w.copy())
-    return np.array(trajectory), state
+    p = torch.tensor(np.array(w, dtype=np.float64), requires_grad=True)
+    opt = _optimiser(rule, p, h)
+    trajectory = []
+    for g in grads:
+        p.grad = torch.tensor(np.array(g, dtype=np.float64).reshape(p.shape))
+        opt.step()
+        trajectory.append(p.detach().numpy().copy())
+    return np.array(trajectory), _state(rule, opt, p, h["learning_rate"])
 
 
 @referee
@@ -83,15 +98,24 @@ def running_averages(batches: Sequence[np.ndarray], momentum: float = 0.9,
     """Batch norm's (running_mean, running_var), each (D,), after every batch (N, D) of `batches`.
 
     The old value keeps the weight `momentum`; the batch's mean and biased variance (divided by
-    N) get 1 - momentum. `mean` and `var` are the starting values (zeros when None).
+    N) get 1 - momentum. `mean` and `var` are the starting values (zeros when None). Computed with
+    PyTorch's exponential moving average (`torch.lerp`) of its batch statistics.
     """
-    stats = [(np.mean(b, axis=0), np.var(b, axis=0)) for b in batches]
-    dim = stats[0][0].shape
-    mean0 = np.zeros(dim) if mean is None else np.asarray(mean, dtype=np.float64)
-    var0 = np.zeros(dim) if var is None else np.asarray(var, dtype=np.float64)
-    means, variances = np.array([s[0] for s in stats]), np.array([s[1] for s in stats])
-    return [(_average(means, momentum, mean0, k), _average(variances, momentum, var0, k))
-            for k in range(1, len(batches) + 1)]
+    out = []
+    dim = np.shape(batches[0])[1:]
+
+    def start(value: np.ndarray | None) -> torch.Tensor:
+        return torch.zeros(dim, dtype=torch.float64) if value is None else torch.as_tensor(
+            np.array(value, dtype=np.float64))
+
+    running_mean, running_var = start(mean), start(var)
+    for batch in batches:
+        x = torch.tensor(np.asarray(batch, dtype=np.float64))
+        batch_var, batch_mean = torch.var_mean(x, dim=0, correction=0)
+        running_mean = torch.lerp(running_mean, batch_mean, 1.0 - momentum)
+        running_var = torch.lerp(running_var, batch_var, 1.0 - momentum)
+        out.append((running_mean.numpy().copy(), running_var.numpy().copy()))
+    return out
 
 
 def one_path_hint(dxc: np.ndarray, dxhat: np.ndarray, inv_std: np.ndarray) -> None:
@@ -105,8 +129,12 @@ def one_path_hint(dxc: np.ndarray, dxhat: np.ndarray, inv_std: np.ndarray) -> No
 @referee
 def dropout_dx(out: np.ndarray, dout: np.ndarray, p: float) -> np.ndarray:
     """dL/dx of train-mode inverted dropout with keep probability p, given its output `out` (a unit
-    was dropped where out is 0; the lesson's inputs are never 0) and the upstream gradient dout."""
-    return np.where(np.asarray(out) != 0, np.asarray(dout, dtype=np.float64) / p, 0.0)
+    was dropped where out is 0; the lesson's inputs are never 0) and the upstream gradient dout:
+    PyTorch's autograd through the same dropout, its mask read off `out`."""
+    x = torch.ones(np.shape(out), dtype=torch.float64, requires_grad=True)
+    kept = torch.as_tensor(np.asarray(out) != 0)
+    (x * kept / p).backward(torch.as_tensor(np.asarray(dout, dtype=np.float64)))
+    return x.grad.numpy()
 
 
 @referee

@@ -1,7 +1,9 @@
 """Lesson 6's building blocks: the layers of lessons 4 and 5, and a check of the student's own.
 
 In Colab a notebook opens alone, so lesson 6 cannot see the functions a student wrote in lessons
-4 and 5. This module holds the course's versions, with the same names, signatures and caches as
+4 and 5. This module holds the course's versions, computed by PyTorch (forwards by its functions,
+backwards by its autograd: referees, not NumPy answers to copy, and refused inside every graded
+call of lessons 4 and 5), with the same names, signatures and caches as
 those lessons' exercises (the cache of `affine_forward` is ``(x, w, b)``, that of `relu_forward`
 is ``x``), so that a student's own forward can be paired with the course's backward and back:
 
@@ -20,6 +22,8 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 import numpy as np
+import torch
+import torch.nn.functional as F
 
 from .._validate import float64_array
 from ..checks import compare, report
@@ -27,7 +31,7 @@ from ..errors import CheckFailed
 from ..hints import hint_args
 from ..i18n import N_
 from ..i18n import lesson_text as _
-from ..referees import referee
+from ..referees import referee, refereeing
 
 __all__ = ["LAYER_NAMES", "affine_forward", "affine_backward", "relu_forward", "relu_backward",
            "softmax_loss", "check_layers"]
@@ -35,40 +39,62 @@ __all__ = ["LAYER_NAMES", "affine_forward", "affine_backward", "relu_forward", "
 LAYER_NAMES = ("affine_forward", "affine_backward", "relu_forward", "relu_backward", "softmax_loss")
 
 
+def _leaf(a: Any) -> torch.Tensor:
+    """A float64 tensor copy of `a` that records its gradient."""
+    return torch.tensor(np.asarray(a, dtype=np.float64), requires_grad=True)
+
+
+def _grads(out: torch.Tensor, dout: Any, *leaves: torch.Tensor) -> list[np.ndarray]:
+    """The gradients of sum(out * dout) with respect to `leaves`, by autograd, as NumPy arrays."""
+    out.backward(torch.as_tensor(np.asarray(dout, dtype=np.float64)))
+    return [leaf.grad.numpy() for leaf in leaves]
+
+
 @referee
 def affine_forward(x: np.ndarray, w: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, tuple]:
-    """out = x flattened to (N, D), times w (D, M), plus b (M,): shape (N, M); cache (x, w, b)."""
-    return x.reshape(x.shape[0], -1) @ w + b, (x, w, b)
+    """out = x flattened to (N, D), times w (D, M), plus b (M,): shape (N, M); cache (x, w, b).
+    Computed by PyTorch (`F.linear`), in float64."""
+    with refereeing():
+        x64, w64, b64 = (torch.as_tensor(np.asarray(a, dtype=np.float64)) for a in (x, w, b))
+        return F.linear(x64.reshape(x64.shape[0], -1), w64.T, b64).numpy(), (x, w, b)
 
 
 @referee
 def affine_backward(dout: np.ndarray, cache: tuple) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """dout (N, M) and affine_forward's cache -> (dx shaped like x, dw (D, M), db (M,))."""
-    x, w, _b = cache
-    return (dout @ w.T).reshape(x.shape), x.reshape(x.shape[0], -1).T @ dout, dout.sum(axis=0)
+    """dout (N, M) and affine_forward's cache -> (dx shaped like x, dw (D, M), db (M,)), by PyTorch's
+    autograd through the same F.linear."""
+    with refereeing():
+        x, w, b = (_leaf(a) for a in cache)
+        out = F.linear(x.reshape(x.shape[0], -1), w.T, b)
+        dx, dw, db = _grads(out, dout, x, w, b)
+        return dx, dw, db
 
 
 @referee
 def relu_forward(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """max(0, x) entry by entry (a new array), and the cache x."""
-    return np.maximum(0.0, x), x
+    """The ReLU of x entry by entry (a new array, by `torch.relu`), and the cache x."""
+    with refereeing():
+        return torch.relu(torch.as_tensor(np.asarray(x, dtype=np.float64))).numpy(), x
 
 
 @referee
 def relu_backward(dout: np.ndarray, cache: np.ndarray) -> np.ndarray:
-    """dout times the ReLU's slope at the cached input x (0 where x <= 0), shaped like dout."""
-    return dout * (cache > 0)
+    """The gradient of the ReLU at the cached input x for the upstream dout, by PyTorch's autograd."""
+    with refereeing():
+        x = _leaf(cache)
+        (dx,) = _grads(torch.relu(x), dout, x)
+        return dx
 
 
 @referee
 def softmax_loss(x: np.ndarray, y: np.ndarray) -> tuple[float, np.ndarray]:
-    """Mean softmax cross-entropy of scores x (N, C) for labels y (N,), and its gradient (N, C)."""
-    n = x.shape[0]
-    shifted = x - x.max(axis=1, keepdims=True)
-    log_p = shifted - np.log(np.exp(shifted).sum(axis=1, keepdims=True))
-    dx = np.exp(log_p)
-    dx[np.arange(n), y] -= 1.0
-    return float(-log_p[np.arange(n), y].mean()), dx / n
+    """Mean softmax cross-entropy of scores x (N, C) for labels y (N,), and its gradient (N, C):
+    `F.cross_entropy` and its autograd, in float64 (stable for any scores)."""
+    with refereeing():
+        scores = _leaf(x)
+        loss = F.cross_entropy(scores, torch.as_tensor(np.asarray(y), dtype=torch.int64))
+        loss.backward()
+        return float(loss.item()), scores.grad.numpy()
 
 
 _COURSE = {name: globals()[name] for name in LAYER_NAMES}
@@ -108,10 +134,10 @@ def _check_affine(forward: Callable, backward: Callable, case: dict) -> None:
 def _check_relu(forward: Callable, backward: Callable, case: dict) -> None:
     x = case["x"].reshape(case["x"].shape[0], -1)
     out, cache = forward(x.copy())
-    check_close(_("relu_forward's out (x of shape {shape})").format(shape=x.shape), out, np.maximum(0.0, x))
+    check_close(_("relu_forward's out (x of shape {shape})").format(shape=x.shape), out, relu_forward(x)[0])
     dout = np.linspace(-1.0, 1.0, x.size).reshape(x.shape)
     label = _("relu_backward's dx (x of shape {shape})").format(shape=x.shape)
-    check_close(label, backward(dout.copy(), cache), dout * (x > 0))
+    check_close(label, backward(dout.copy(), cache), relu_backward(dout, x))
 
 
 def _check_softmax_loss(loss_fn: Callable, rng: np.random.Generator) -> None:
