@@ -21,6 +21,7 @@ the README and the cell's behaviour against these definitions.
 
 from __future__ import annotations
 
+import subprocess
 import sys
 import tomllib
 from pathlib import Path
@@ -44,10 +45,18 @@ def _version() -> str:
     return version("backprop-course")
 
 
-#: The toolkit's version; every release is tagged `v` + this version (docs/authoring.md).
+#: The toolkit's version (pyproject.toml).
 VERSION = _version()
+#: The file that names the commit whose toolkit every bootstrap cell installs.
+TOOLKIT_COMMIT_FILE = Path(__file__).with_name("toolkit_commit")
+#: That commit: only branch main is published (a tag never reaches students), so a release of the
+#: toolkit is a commit of main's history, the last one that changed it (`--release`, below).
+TOOLKIT_COMMIT = TOOLKIT_COMMIT_FILE.read_text(encoding="utf-8").strip()
+#: What the toolkit is, for a release: what the bootstrap cell installs, but for the instructor's
+#: tools, which no lesson uses (git pathspecs).
+SHIPPED = ("grader", ":(exclude)grader/instructor", "pyproject.toml")
 #: What the bootstrap cell installs (one string literal in the cell: tests replace it).
-INSTALL_SOURCE = f"backprop-course @ git+https://github.com/{REPOSITORY}@v{VERSION}"
+INSTALL_SOURCE = f"backprop-course @ git+https://github.com/{REPOSITORY}@{TOOLKIT_COMMIT}"
 #: The line of grader/__init__.py the cell recognises the course's toolkit by.
 TOOLKIT_MARK = '__course__ = "backprop-course"'
 
@@ -69,6 +78,7 @@ HIDDEN_BY = "Something else named grader hides the course toolkit"
 BOOTSTRAP_CELL = f'''\
 # Colab (or any Python without the course toolkit) needs this cell; elsewhere it does nothing.
 import importlib
+import subprocess
 import subprocess
 import sys
 from importlib.util import find_spec
@@ -212,12 +222,33 @@ def add_front_ends(nb: nbformat.NotebookNode, lesson: str) -> bool:
     return nbformat.writes(nb) != before
 
 
+def last_toolkit_commit(repo: Path) -> str:
+    """The last commit of HEAD's history that changed the toolkit (SHIPPED); a toolkit with
+    uncommitted changes has no release yet (ValueError)."""
+    dirty = subprocess.run(["git", "status", "--porcelain", "--", *SHIPPED], cwd=repo, capture_output=True,
+                           text=True, check=True).stdout.split("\n")
+    dirty = [line for line in dirty if line.strip() and "__pycache__" not in line]
+    if dirty:
+        raise ValueError(f"commit the toolkit first: {len(dirty)} file(s) changed, e.g. {dirty[0].strip()}")
+    return subprocess.run(["git", "log", "-1", "--format=%H", "--", *SHIPPED], cwd=repo, capture_output=True,
+                          text=True, check=True).stdout.strip()
+
+
 def main(argv: list[str] | None = None) -> int:
-    """python -m grader.instructor.front_ends [course/NN_x/NN_x.ipynb ...]: add the front ends."""
+    """python -m grader.instructor.front_ends [--release] [course/NN_x/NN_x.ipynb ...]: add the front
+    ends; with --release, first make the bootstrap cells install the last commit that changed the
+    toolkit (docs/authoring.md, Releasing)."""
     from grader.instructor.build import REPO, assignments
 
-    paths = [Path(a) for a in (sys.argv[1:] if argv is None else argv)]
-    paths = paths or [REPO / "course" / name / f"{name}.ipynb" for name in assignments()]
+    args = list(sys.argv[1:] if argv is None else argv)
+    if "--release" in args:
+        args.remove("--release")
+        commit = last_toolkit_commit(REPO)
+        TOOLKIT_COMMIT_FILE.write_text(commit + "\n", encoding="utf-8")
+        print(f"the bootstrap cells install the toolkit of commit {commit}")
+        again = [sys.executable, "-m", "grader.instructor.front_ends", *args]   # with the new commit
+        return subprocess.run(again, cwd=REPO).returncode
+    paths = [Path(a) for a in args] or [REPO / "course" / name / f"{name}.ipynb" for name in assignments()]
     for path in paths:
         nb = nbformat.read(path, as_version=4)
         if add_front_ends(nb, path.stem):

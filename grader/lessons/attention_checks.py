@@ -188,9 +188,11 @@ def check_attention_backward(
     attention_backward: Callable,
     p: Mapping[str, Any],
     tol: float = 1e-7,
+    label: str | None = None,
 ) -> None:
     """One of dq, dk, dv of your attention_backward for the problem p (with dout) against the true
-    gradient (PyTorch's autograd of scaled_dot_product_attention), your forward matching first."""
+    gradient (PyTorch's autograd of scaled_dot_product_attention), your forward matching first;
+    `label` names the ✓/✗ line (default: the gradient's name)."""
     __tracebackhide__ = True
     q, k, v, mask, dout = p["q"], p["k"], p["v"], p.get("mask"), p["dout"]
     out, cache = _attention_out(attention_forward, p)
@@ -214,7 +216,7 @@ def check_attention_backward(
         ("attention-no-transpose", slip(transpose=False)),
     ]
     try:
-        check_close(name, actual, true[name], tol=tol)
+        check_close(label or name, actual, true[name], tol=tol)
     except CheckFailed as err:
         _explain(err, actual, true[name].shape, slips)
 

@@ -23,6 +23,7 @@ import contextlib
 import io
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -278,42 +279,40 @@ def test_another_grader_is_not_taken_for_the_toolkit(tmp_path, site_view, impost
     assert pip_list(python, tmp_path) == before
 
 
-def test_the_cell_installs_the_release_of_the_version_it_was_built_with() -> None:
-    """Not `@main`: a copy saved in Drive months ago keeps getting the toolkit it was written for."""
-    import tomllib
-
-    version = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["version"]
+def test_the_cell_installs_a_commit_of_main_not_a_tag() -> None:
+    """Not `@main`: a copy saved in Drive months ago keeps getting the toolkit it was written for.
+    Not a tag either: only branch main is published, so a tag never reaches GitHub."""
+    assert re.fullmatch(r"[0-9a-f]{40}", front_ends.TOOLKIT_COMMIT), front_ends.TOOLKIT_COMMIT
     assert front_ends.INSTALL_SOURCE == (
-        f"backprop-course @ git+https://github.com/{front_ends.REPOSITORY}@v{version}")
+        f"backprop-course @ git+https://github.com/{front_ends.REPOSITORY}@{front_ends.TOOLKIT_COMMIT}")
     init = (REPO / "grader" / "__init__.py").read_text().splitlines()
     assert any(line.startswith(front_ends.TOOLKIT_MARK) for line in init)
     for name in assignments():
-        nb = nbformat.read(REPO / "exercises" / name / f"{name}.ipynb", as_version=4)
-        assert f'"{front_ends.INSTALL_SOURCE}"' in nb.cells[1].source, name
+        for edition in ("", "pt/"):
+            nb = nbformat.read(REPO / "exercises" / f"{edition}{name}" / f"{name}.ipynb", as_version=4)
+            assert f"@{front_ends.TOOLKIT_COMMIT}" in nb.cells[1].source, (edition, name)
 
 
-def test_the_toolkit_has_not_changed_since_the_release_its_notebooks_install() -> None:
-    """Every lesson's bootstrap cell installs the toolkit at tag `v` + pyproject's version. That tag
-    must exist (once the course has any release tag: a repository without tags, such as a fork's
-    first clone, has nothing to compare with), and grader/ (but for the instructor's tools,
-    grader/instructor/, which no lesson uses) and pyproject.toml must be what it holds: a change
-    without a new version would give Colab users an older toolkit than the lessons were built
-    with."""
-    tag = f"v{front_ends.VERSION}"
-    tagged = subprocess.run(["git", "rev-parse", "-q", "--verify", f"refs/tags/{tag}"], cwd=REPO,
-                            capture_output=True, text=True)
-    if tagged.returncode != 0:
-        tags = subprocess.run(["git", "tag", "--list", "v*"], cwd=REPO, capture_output=True, text=True).stdout
-        assert not tags.split(), (f"releases {tags.split()} are tagged but not {tag}, the version the "
-                                  "notebooks install: tag the release commit (docs/authoring.md, Releasing)")
-        return
-    # What a lesson uses where the bootstrap cell installs the toolkit: not the instructor's tools.
-    shipped = ["grader", ":(exclude)grader/instructor", "pyproject.toml"]
-    changed = subprocess.run(["git", "diff", "--name-only", tag, "--", *shipped],
-                             cwd=REPO, capture_output=True, text=True, check=True).stdout.split()
+def _git(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run(["git", *args], cwd=REPO, capture_output=True, text=True)
+
+
+def test_the_toolkit_is_the_one_of_the_commit_the_notebooks_install() -> None:
+    """That commit is in main's history (HEAD's), and grader/ (but for the instructor's tools,
+    grader/instructor/, which no lesson uses) and pyproject.toml are what it holds: a toolkit change
+    without a release would give Colab users an older toolkit than the lessons were built with."""
+    commit = front_ends.TOOLKIT_COMMIT
+    if _git("cat-file", "-e", f"{commit}^{{commit}}").returncode != 0:
+        shallow = _git("rev-parse", "--is-shallow-repository").stdout.strip() == "true"
+        if shallow:
+            pytest.skip(f"a shallow clone does not hold {commit}: this check needs the whole history")
+        pytest.fail(f"the bootstrap cells install commit {commit}, which this repository does not have: "
+                    "run `python -m grader.instructor.front_ends --release` (docs/authoring.md, Releasing)")
+    assert _git("merge-base", "--is-ancestor", commit, "HEAD").returncode == 0, (
+        f"commit {commit}, which the bootstrap cells install, is not in the history of HEAD (main)")
+    changed = _git("diff", "--name-only", commit, "--", *front_ends.SHIPPED).stdout.split()
     changed = [p for p in changed if "__pycache__" not in p]
     assert not changed, (
-        f"{len(changed)} toolkit file(s) changed since {tag}, which every lesson's bootstrap cell installs "
-        f"(e.g. {changed[:3]}): bump the version in pyproject.toml, run `python -m "
-        "grader.instructor.front_ends` and `make build`, and tag the release commit (docs/authoring.md, "
-        "Releasing)")
+        f"{len(changed)} toolkit file(s) changed since commit {commit}, which every lesson's bootstrap "
+        f"cell installs (e.g. {changed[:3]}): commit them, run `python -m grader.instructor.front_ends "
+        "--release` and `make build`, and commit (docs/authoring.md, Releasing)")
