@@ -284,7 +284,9 @@ def _shown_text(path: Path) -> str:
 @pytest.mark.parametrize("name", NAMES)
 def test_the_portuguese_solutions_show_the_locked_cells_messages_in_portuguese(name: str) -> None:
     """Every tr message without fields that the English solution shows, the Portuguese one shows
-    translated (the same locked cell, run in the other language)."""
+    translated (the same locked cell, run in the other language); and every check line's words
+    ("relative error") are Portuguese there, as many lines as in English. Every lesson shows one or
+    the other, so no lesson is checked vacuously."""
     from grader.i18n import CELLS_DOMAIN
     from grader.instructor import messages
 
@@ -298,6 +300,11 @@ def test_the_portuguese_solutions_show_the_locked_cells_messages_in_portuguese(n
         assert "✓ the same seed gives the same weights" in shown
     missing = [msgid for msgid in shown if fixed[msgid] not in portuguese]
     assert not missing, f"{name}: shown in English in the Portuguese solution: {missing[:3]}"
+    checks = english.count("  relative error ")
+    assert shown or checks, f"{name}: the English solution shows no translated message and no check line"
+    assert portuguese.count("  erro relativo ") == checks, (
+        f"{name}: {checks} check lines say 'relative error' in English; the Portuguese solution has "
+        f"{portuguese.count('  erro relativo ')} saying 'erro relativo'")
 
 
 def test_every_word_of_a_table_is_offered_for_translation() -> None:
