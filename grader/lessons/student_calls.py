@@ -7,7 +7,8 @@ or broken; it then says which function is the problem where its picture would be
 from __future__ import annotations
 
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import numpy as np
@@ -17,7 +18,8 @@ from ..i18n import N_
 from ..i18n import lesson_text as _
 
 __all__ = [
-    "NotReady", "call_student", "for_cell", "student_dead_fraction", "student_items", "student_weights",
+    "NotReady", "call_student", "for_cell", "needs", "student_dead_fraction", "student_items",
+    "student_weights",
 ]
 
 #: How call_student's messages end: words for a widget, which `for_cell` rewords for a cell.
@@ -47,6 +49,17 @@ def call_student(func: Callable[..., Any], name: str, *args: Any) -> Any:
                 name=name, error=type(err).__name__, message=message[:160]
             )
         ) from None
+
+
+@contextmanager
+def needs(*names: str) -> Iterator[None]:
+    """A demo cell's block that runs the student's `names`: while one of them is unfinished (it
+    raises NotImplementedError) the block stops with "Write ... first, then run this cell again."
+    instead of a traceback. Other errors are the student's to see, as they are."""
+    try:
+        yield
+    except NotImplementedError:
+        print(_("Write {names} first, then run this cell again.").format(names=", ".join(names)))
 
 
 def student_items(func: Callable[..., Any], name: str, count: int, *args: Any) -> tuple:
