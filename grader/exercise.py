@@ -304,7 +304,7 @@ def _watched(label: str, exercise: Exercise, namespace: MutableMapping[str, Any]
             still = sys.gettrace()
             sys.settrace(previous)
             threading.settrace(previous_threads)
-            if still is not watch:
+            if still is not watch and watch.violation is None:   # a refusal raised in the hook ends it
                 watch.switched_off()
     if exercise.uses == "torch" and "torch" in sys.modules:
         _torch_intact(label)

@@ -8,12 +8,17 @@ from __future__ import annotations
 
 import nbformat
 
-__all__ = ["fill_release", "graded_cells", "nbgrader_meta", "solution_sources"]
+__all__ = ["fill_release", "grade_id", "graded_cells", "nbgrader_meta", "solution_sources"]
 
 
 def nbgrader_meta(cell) -> dict:
     """The cell's nbgrader metadata ({} for a cell nbgrader does not know)."""
     return cell.metadata.get("nbgrader", {})
+
+
+def grade_id(cell) -> str | None:
+    """The cell's nbgrader grade_id (None for a cell nbgrader does not know)."""
+    return nbgrader_meta(cell).get("grade_id")
 
 
 def solution_sources(nb) -> dict[str, str]:

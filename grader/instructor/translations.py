@@ -36,6 +36,7 @@ from pathlib import Path
 import nbformat
 from babel.messages.catalog import Catalog, Message
 from babel.messages.pofile import read_po, write_po
+from nbgrader.utils import is_grade, is_locked, is_solution
 
 from grader.instructor import front_ends
 from grader.instructor.grading import cell_names
@@ -116,9 +117,7 @@ SOLUTION_REGION = re.compile(r"### BEGIN SOLUTION.*?### END SOLUTION", re.S)
 def is_answer_cell(cell) -> bool:
     """A code cell a student writes in (nbgrader solution, not graded itself): its docstrings and
     comments are translated, around the solution region."""
-    meta = cell.get("metadata", {}).get("nbgrader", {}) or {}
-    return cell.cell_type == "code" and bool(meta.get("solution")) and not meta.get("grade") \
-        and not meta.get("locked")
+    return cell.cell_type == "code" and is_solution(cell) and not is_grade(cell) and not is_locked(cell)
 
 
 def answer_fragments(source: str) -> list[tuple[str, int, int]]:
@@ -129,8 +128,7 @@ def answer_fragments(source: str) -> list[tuple[str, int, int]]:
 
 def is_plain(cell) -> bool:
     """A cell nbgrader neither grades, locks nor takes a solution from (and not the bootstrap cell)."""
-    meta = cell.get("metadata", {}).get("nbgrader", {}) or {}
-    graded = any(meta.get(flag) for flag in ("grade", "solution", "locked"))
+    graded = is_grade(cell) or is_solution(cell) or is_locked(cell)
     return not graded and cell.get("id") != "bootstrap" and cell.cell_type in ("markdown", "code")
 
 
@@ -441,8 +439,7 @@ def english_only_messages(lesson: str, root: Path = REPO) -> list[str]:
     nb = nbformat.read(root / "course" / lesson / f"{lesson}.ipynb", as_version=4)
     found = []
     for cell in nb.cells:
-        meta = cell.get("metadata", {}).get("nbgrader", {}) or {}
-        if cell.cell_type != "code" or is_plain(cell) or meta.get("solution"):
+        if cell.cell_type != "code" or is_plain(cell) or is_solution(cell):
             continue
         if cell.get("id") == "bootstrap":  # each edition has its own, in its language
             continue

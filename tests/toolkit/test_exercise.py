@@ -309,3 +309,11 @@ def test_max_bytes_refuses_the_big_intermediate(capsys) -> None:
     with pytest.raises(CheckFailed, match="do not build the big intermediate array"):
         graded.jacobian(p, dp)
     assert "[too-much-memory]" in capsys.readouterr().out
+
+
+def test_a_refusal_is_shown_once_not_also_as_a_switched_off_hook(capsys) -> None:
+    namespace, graded = graded_namespace(via=lambda x: reference_square(x))
+    with pytest.raises(ForbiddenCall):
+        graded.via(np.ones(2))
+    out = capsys.readouterr().out
+    assert out.count("✗") == 1 and "switched off" not in out, out

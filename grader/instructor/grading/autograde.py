@@ -23,6 +23,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 import nbformat
+from nbgrader.utils import is_grade, is_locked, is_solution
 
 from grader.instructor import translations
 from grader.instructor.grading import cell_names, repair, tamper
@@ -70,12 +71,11 @@ def _grading_config(base):
 
 
 def _cell_kind(cell, trusted_sources: set[str]) -> str:
-    meta = cell.metadata.get("nbgrader", {})
-    if meta.get("solution"):
+    if is_solution(cell):
         return "student"
-    if meta.get("grade"):
+    if is_grade(cell):
         return "graded"
-    if meta.get("locked") or cell.source in trusted_sources:
+    if is_locked(cell) or cell.source in trusted_sources:
         return "trusted"
     return "student"
 

@@ -21,6 +21,7 @@ import html
 import re
 
 from nbgrader.preprocessors import ClearHiddenTests, NbGraderPreprocessor
+from nbgrader.utils import is_locked
 
 from grader.report_lines import CHECK_MIME
 
@@ -75,8 +76,7 @@ def scrub_notebook(nb, hidden: set[str]) -> None:
     for cell in nb.cells:
         if cell.cell_type != "code":
             continue
-        meta = cell.metadata.get("nbgrader", {})
-        instructor = (meta.get("grade") or meta.get("locked")) and not meta.get("solution")
+        instructor = is_locked(cell)     # nbgrader's: graded or locked, and no solution cell
         for out in cell.get("outputs", []):
             if out.get("output_type") == "error":
                 if instructor:

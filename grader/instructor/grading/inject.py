@@ -17,6 +17,7 @@ import nbformat
 from nbgrader.converters import Autograde
 from nbgrader.converters.base import NbGraderException
 from nbgrader.preprocessors import NbGraderPreprocessor
+from nbgrader.utils import is_grade, is_solution
 from traitlets import Dict, List
 
 from grader.instructor.grading.records import Result
@@ -46,8 +47,7 @@ class ParallelAutograde(Autograde):
 def mark_graded_cells(nb, ename: str, evalue: str) -> None:
     """Append an error output to every graded code cell: nbgrader then scores it 0."""
     for cell in nb.cells:
-        meta = cell.metadata.get("nbgrader", {})
-        if cell.cell_type == "code" and meta.get("grade") and not meta.get("solution"):
+        if cell.cell_type == "code" and is_grade(cell) and not is_solution(cell):
             cell.setdefault("outputs", [])
             cell.outputs.append(
                 nbformat.v4.new_output("error", ename=ename, evalue=evalue, traceback=[f"{ename}: {evalue}"])

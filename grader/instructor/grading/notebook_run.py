@@ -20,6 +20,7 @@ from jupyter_core.utils import ensure_async, run_sync
 from nbclient import NotebookClient
 from nbclient.exceptions import CellTimeoutError, DeadKernelError
 from nbgrader.preprocessors import Execute
+from nbgrader.utils import is_grade
 
 from grader.instructor.grading import guard_host, sandbox
 from grader.instructor.grading.records import TRUSTED_CELL, CellPlan, Event, Finding, Job
@@ -173,7 +174,7 @@ class GradingExecute(Execute):
             if cell.cell_type != "code" or not cell.source.strip():
                 continue
             self.not_run.append(index)
-            if cell.metadata.get("nbgrader", {}).get("grade"):
+            if is_grade(cell):
                 cell.outputs = [
                     nbformat.v4.new_output(
                         "error", ename=NOT_RUN, evalue=reason, traceback=[f"{NOT_RUN}: {reason}"]

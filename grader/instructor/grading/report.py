@@ -23,9 +23,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import nbformat
+from nbgrader.utils import is_grade
 
 from grader.instructor.grading.records import SubmissionRecord
 from grader.report_lines import hints_of_output
+
+from ..notebook_cells import grade_id
 
 #: Hint codes that mean "the work was handed to something else" (grader.by_hand): each one is
 #: listed, per student, in the report's "Shortcuts" section.
@@ -91,12 +94,11 @@ def collect(
                 continue
             nb = nbformat.read(path, as_version=4)
             for cell in nb.cells:
-                meta = cell.metadata.get("nbgrader", {})
-                if cell.cell_type == "code" and meta.get("grade"):
+                if cell.cell_type == "code" and is_grade(cell):
                     found = hints_in(cell)
                     for key in {code or _short(msg) for code, msg in found}:
-                        data.hints[(a_name, nb_name, meta["grade_id"])][key] += 1
-                    data.shortcuts += [(student, a_name, nb_name, meta["grade_id"], msg)
+                        data.hints[(a_name, nb_name, grade_id(cell))][key] += 1
+                    data.shortcuts += [(student, a_name, nb_name, grade_id(cell), msg)
                                        for msg in dict.fromkeys(m for c, m in found if c in SHORTCUT_CODES)]
     return data
 
@@ -112,7 +114,7 @@ def _cell_order(course, assignment: str, notebook: str, grade_id: str) -> int:
         path = course.source_path(assignment) / f"{notebook}.ipynb"
         if path.is_file():
             nb = nbformat.read(path, as_version=4)
-            ids = [c.metadata.get("nbgrader", {}).get("grade_id") for c in nb.cells]
+            ids = [grade_id(c) for c in nb.cells]
         _ORDER_CACHE[key] = ids
     ids = _ORDER_CACHE[key]
     return ids.index(grade_id) if grade_id in ids else len(ids)
