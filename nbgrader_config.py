@@ -33,9 +33,6 @@ c.LimitOutput.max_traceback = 100
 # Feedback never shows the hidden tests (nbgrader shows them by default, nbgrader #917): their
 # source is cleared, and tracebacks and outputs that quote a hidden line are scrubbed.
 # grader/instructor/grading/feedback.py; tested by tests/grading/test_feedback.py.
-c.GenerateFeedback.preprocessors = [
-    "nbgrader.preprocessors.GetGrades",
-    "grader.instructor.grading.feedback.ScrubHiddenTests",
-    "grader.instructor.grading.feedback.ClearAllHiddenTests",
-    "nbconvert.preprocessors.CSSHTMLHeaderPreprocessor",
-]
+from grader.instructor.grading.feedback import FEEDBACK_PREPROCESSORS  # noqa: E402  (the one list)
+
+c.GenerateFeedback.preprocessors = FEEDBACK_PREPROCESSORS

@@ -28,7 +28,7 @@ from nbgrader.utils import is_grade
 from grader.instructor.grading.records import SubmissionRecord
 from grader.report_lines import hints_of_output
 
-from ..notebook_cells import grade_id
+from .. import notebook_cells
 
 #: Hint codes that mean "the work was handed to something else" (grader.by_hand): each one is
 #: listed, per student, in the report's "Shortcuts" section.
@@ -97,8 +97,8 @@ def collect(
                 if cell.cell_type == "code" and is_grade(cell):
                     found = hints_in(cell)
                     for key in {code or _short(msg) for code, msg in found}:
-                        data.hints[(a_name, nb_name, grade_id(cell))][key] += 1
-                    data.shortcuts += [(student, a_name, nb_name, grade_id(cell), msg)
+                        data.hints[(a_name, nb_name, notebook_cells.grade_id(cell))][key] += 1
+                    data.shortcuts += [(student, a_name, nb_name, notebook_cells.grade_id(cell), msg)
                                        for msg in dict.fromkeys(m for c, m in found if c in SHORTCUT_CODES)]
     return data
 
@@ -114,7 +114,7 @@ def _cell_order(course, assignment: str, notebook: str, grade_id: str) -> int:
         path = course.source_path(assignment) / f"{notebook}.ipynb"
         if path.is_file():
             nb = nbformat.read(path, as_version=4)
-            ids = [grade_id(c) for c in nb.cells]
+            ids = [notebook_cells.grade_id(c) for c in nb.cells]
         _ORDER_CACHE[key] = ids
     ids = _ORDER_CACHE[key]
     return ids.index(grade_id) if grade_id in ids else len(ids)

@@ -23,7 +23,7 @@ import nbformat
 from grader.instructor.grading.autograde import GradingPipelineError
 from grader.instructor.grading.pipeline import Options, grade
 
-from ..notebook_cells import grade_id
+from .. import notebook_cells
 
 REPO = Path(__file__).resolve().parents[3]
 STUDENT = "me"
@@ -31,7 +31,7 @@ STUDENT = "me"
 
 def _grade_ids(path: Path) -> set[str]:
     nb = nbformat.read(path, as_version=4)
-    return {grade_id(c) for c in nb.cells} - {None}
+    return {notebook_cells.grade_id(c) for c in nb.cells} - {None}
 
 
 def find_target(nb_path: Path, course: Path, assignment: str | None = None) -> tuple[str, str]:
@@ -117,7 +117,7 @@ def selfgrade(
             scores = {g.name: (float(g.score), float(g.max_score)) for g in sub.grades}
         cells = []
         for cell in graded.cells:
-            gid = grade_id(cell)
+            gid = notebook_cells.grade_id(cell)
             if cell.cell_type == "code" and gid in scores:
                 errors = [o for o in cell.get("outputs", []) if o.get("output_type") == "error"]
                 message = f"{errors[0]['ename']}: {errors[0]['evalue']}" if errors else ""
