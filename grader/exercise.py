@@ -91,7 +91,8 @@ class Exercise:
       (least, most) ("call your six steps": {"exp_backward": (1, 1), ...});
     - max_lines: "vectorised", "no loops", "one expression": the most lines of notebook code the call
       may run (its own and the notebook functions it calls), counted as Python runs them, so a loop
-      over the entries of its input exceeds it;
+      over the entries of its input exceeds it; max_lines_reason: what the brief asks, shown when
+      the budget is exceeded (default: array operations, not Python loops);
     - max_bytes: "without building the (N, C, C) Jacobian": the most memory (bytes, traced with
       tracemalloc) the call may hold at once.
     """
@@ -104,6 +105,7 @@ class Exercise:
     torch_refused: tuple[str, ...] = ()
     calls: dict[str, int | tuple[int, int]] = field(default_factory=dict)
     max_lines: int | None = None
+    max_lines_reason: str = ""
     max_bytes: int | None = None
 
     def __post_init__(self) -> None:
@@ -225,8 +227,12 @@ class _Watch:
                 return
         if exercise.max_lines is not None and self.lines > exercise.max_lines:
             status = _("ran {lines} lines of Python").format(lines=self.lines)
-            message = _("this exercise asks for array operations, not Python loops: a version without "
-                        "loops runs at most {most} lines here").format(most=exercise.max_lines)
+            if exercise.max_lines_reason:
+                message = _("{reason}: a version that does so runs at most {most} lines here").format(
+                    reason=exercise.max_lines_reason, most=exercise.max_lines)
+            else:
+                message = _("this exercise asks for array operations, not Python loops: a version without "
+                            "loops runs at most {most} lines here").format(most=exercise.max_lines)
             self.fail(_refuse(CheckFailed, self.label, status, message, "not-vectorised"))
 
 

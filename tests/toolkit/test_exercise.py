@@ -317,3 +317,13 @@ def test_a_refusal_is_shown_once_not_also_as_a_switched_off_hook(capsys) -> None
         graded.via(np.ones(2))
     out = capsys.readouterr().out
     assert out.count("✗") == 1 and "switched off" not in out, out
+
+
+def test_max_lines_says_the_briefs_own_rule() -> None:
+    source = "def staged(x):\n    a = x + 1\n    b = a * 2\n    c = b - 1\n    return c\n"
+    namespace: dict = {}
+    exec(compile(source, "/tmp/notebook_cells/cell2.py", "exec"), namespace)
+    graded = Exercises(namespace,
+                       Exercise("staged", max_lines=2, max_lines_reason="dx is one expression"))
+    with pytest.raises(CheckFailed, match="dx is one expression: a version that does so runs at most 2 lines"):
+        graded.staged(1.0)
