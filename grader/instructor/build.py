@@ -31,10 +31,9 @@ from pathlib import Path
 import nbformat
 
 from grader.instructor import front_ends, translations
+from grader.instructor.course_layout import REPO, BuildError, assignments
 from grader.instructor.nbgrader_env import nbgrader_api
 
-REPO = Path(__file__).resolve().parents[2]
-ASSIGNMENT_NAME = re.compile(r"^\d\d_[a-z0-9_]+$")
 STAMP_KEY = "backprop_course"
 NB_VERSION = 4
 
@@ -43,23 +42,7 @@ _HIDDEN_BEGIN, _HIDDEN_END = "### BEGIN HIDDEN TESTS", "### END HIDDEN TESTS"
 _SCHEME_BEGIN, _SCHEME_END = "=== BEGIN MARK SCHEME ===", "=== END MARK SCHEME ==="
 
 
-class BuildError(RuntimeError):
-    """A notebook could not be built; the message names the notebook and the cell."""
-
-
 # ---------------------------------------------------------------- discovery
-
-
-def assignments(root: Path = REPO) -> list[str]:
-    """Names of the assignments in `root/course`: folders `NN_topic` holding `NN_topic.ipynb`."""
-    course = root / "course"
-    names = []
-    for folder in sorted(course.iterdir()) if course.is_dir() else []:
-        if folder.is_dir() and ASSIGNMENT_NAME.match(folder.name):
-            if not (folder / f"{folder.name}.ipynb").is_file():
-                raise BuildError(f"{folder} has no notebook named {folder.name}.ipynb")
-            names.append(folder.name)
-    return names
 
 
 def _files(folder: Path) -> list[Path]:

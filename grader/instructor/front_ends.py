@@ -28,6 +28,7 @@ from pathlib import Path
 
 import nbformat
 
+from grader.instructor.course_layout import REPO, assignments
 from grader.lab import release_notebook
 
 REPOSITORY = "backprop-course/backprop-course"
@@ -238,8 +239,6 @@ def main(argv: list[str] | None = None) -> int:
     """python -m grader.instructor.front_ends [--release] [course/NN_x/NN_x.ipynb ...]: add the front
     ends; with --release, first make the bootstrap cells install the last commit that changed the
     toolkit (docs/authoring.md, Releasing)."""
-    from grader.instructor.build import REPO, assignments
-
     args = list(sys.argv[1:] if argv is None else argv)
     if "--release" in args:
         args.remove("--release")

@@ -39,6 +39,7 @@ from babel.messages.pofile import read_po, write_po
 from nbgrader.utils import is_grade, is_locked, is_solution
 
 from grader.instructor import front_ends
+from grader.instructor.course_layout import assignments
 from grader.instructor.grading import cell_names
 from grader.instructor.messages import FIXED_DATE
 
@@ -519,8 +520,6 @@ def _translated(cell, index: int, catalog: Catalog, lesson: str, language: str) 
 
 
 def main(argv: list[str] | None = None) -> int:
-    from grader.instructor.build import assignments
-
     parser = argparse.ArgumentParser(
         prog="python -m grader.instructor.translations", description=__doc__.split("\n")[0]
     )

@@ -18,7 +18,7 @@ import nbformat
 import pytest
 from nbgrader.api import Gradebook
 
-from grader.instructor.grading import cli, repair, selfgrade
+from grader.instructor.grading import cli, repair_submitted, selfgrade
 from tests.graded_cells import write_contract_cut
 from tests.grading import damage
 from tests.nbgrader_harness import REPO, ScratchCourse, fill_release, solution_sources
@@ -102,14 +102,14 @@ def test_plain_nbgrader_users_repair_submitted_then_autograde(course) -> None:
     course.submit("plain_other", nbformat.read(REPO / "exercises" / "05_softmax" / "05_softmax.ipynb",
                                                as_version=4))
     said: list[str] = []
-    assert repair.repair_submitted(course.root, NAME, say=said.append) == 1
+    assert repair_submitted.repair_submitted(course.root, NAME, say=said.append) == 1
     assert any(s.startswith("plain_pasted") and "metadata restored" in s for s in said), said
     assert any(s.startswith("plain_other") and "NOT REPAIRED" in s for s in said), said
     folder = course.root / "submitted" / "plain_pasted" / NAME
     assert (folder / f"{NAME}.ipynb.orig").is_file()
     scores = course.autograde("plain_pasted")
     assert all(c.score == c.max_score for c in scores.values()), scores
-    assert repair.main([str(course.root), NAME]) == 1  # the other notebook still cannot be aligned
+    assert repair_submitted.main([str(course.root), NAME]) == 1  # the other notebook still cannot be aligned
 
 
 def test_the_self_grader_repairs_too(course, tmp_path: Path, capsys) -> None:
