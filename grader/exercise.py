@@ -290,7 +290,9 @@ def _watched(label: str, exercise: Exercise, namespace: MutableMapping[str, Any]
     notebook_dir = os.path.dirname(own.co_filename) if exercise.max_lines is not None and own else None
     watch = _Watch(label, refused, trusted, counted, notebook_dir)
     with ExitStack() as stack:
-        if exercise.uses != "any" and "torch" in sys.modules:
+        if exercise.uses != "any":
+            import torch  # noqa: F401  (imported now, so that a function importing it cannot escape)
+
             entry = _torch_intact(label) if exercise.uses == "torch" else {}
             stack.enter_context(_torch_guard_class()(watch, exercise, entry))
         previous, previous_threads = sys.gettrace(), threading.gettrace()
@@ -312,7 +314,7 @@ def _watched(label: str, exercise: Exercise, namespace: MutableMapping[str, Any]
             threading.settrace(previous_threads)
             if still is not watch and watch.violation is None:   # a refusal raised in the hook ends it
                 watch.switched_off()
-    if exercise.uses == "torch" and "torch" in sys.modules:
+    if exercise.uses == "torch":
         _torch_intact(label)
     if watch.violation is None:
         watch.judge_counts(exercise)

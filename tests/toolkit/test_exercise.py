@@ -327,3 +327,14 @@ def test_max_lines_says_the_briefs_own_rule() -> None:
                        Exercise("staged", max_lines=2, max_lines_reason="dx is one expression"))
     with pytest.raises(CheckFailed, match="dx is one expression: a version that does so runs at most 2"):
         graded.staged(1.0)
+
+
+def test_torch_imported_inside_the_function_is_refused_too() -> None:
+    def imports_it(x):
+        import torch as late
+
+        return late.tensor(x).exp().numpy()
+
+    namespace, graded = graded_namespace(imports_it=imports_it)
+    with pytest.raises(ForbiddenCall, match="PyTorch is the referee"):
+        graded.imports_it(np.ones(2))
