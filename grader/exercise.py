@@ -285,7 +285,9 @@ def _watched(label: str, exercise: Exercise, namespace: MutableMapping[str, Any]
                if code in refused}
     for code in trusted:
         refused.pop(code, None)
-    counted = {code: name for name in exercise.calls for code in codes_of(namespace.get(name))}
+    # a name the brief says to call, bound to a referee, is still refused (not counted)
+    counted = {code: name for name in exercise.calls for code in codes_of(namespace.get(name))
+               if code not in refused}
     own = next(codes_of(namespace.get(exercise.name)), None)
     notebook_dir = os.path.dirname(own.co_filename) if exercise.max_lines is not None and own else None
     watch = _Watch(label, refused, trusted, counted, notebook_dir)

@@ -43,7 +43,25 @@ from .._validate import (
 )
 from ..errors import ToolkitInputError
 from ..i18n import _
-from . import batch, checkers, conv, input, lstm, mask, norm, optim, rnn, scale, shape, softmax, weights
+from ..referees import referee
+from . import (
+    batch,
+    checkers,
+    context,
+    conv,
+    format,
+    input,
+    lstm,
+    mask,
+    norm,
+    optim,
+    problem,
+    rnn,
+    scale,
+    shape,
+    softmax,
+    weights,
+)
 from .context import ALMOST_RTOL as ALMOST_RTOL
 from .context import FACTOR_RTOL as FACTOR_RTOL
 from .context import RTOL as RTOL
@@ -73,6 +91,14 @@ HINT_CODES: dict[str, str] = {code: text for module in MODULES for code, text in
 
 #: Every problem a check can be given (`problem={name: {...}}`), by name.
 PROBLEMS: dict[str, Problem] = {p.name: p for module in MODULES for p in getattr(module, "PROBLEMS", ())}
+
+# The rules compute the right answer and its typical wrong variants (a convolution, a BPTT, a batch
+# norm backward): every function of the hint modules is a referee, refused inside a graded call.
+for _module in (*MODULES, context, format, problem):
+    for _obj in list(vars(_module).values()):
+        if (inspect.isfunction(_obj) or inspect.isclass(_obj)) and _obj.__module__ == _module.__name__:
+            referee(_obj)
+
 
 # Each rule takes (actual, ctx) with actual float64, finite, shaped like expected and not close
 # to it; the first Hint returned is the diagnosis. A problem's own rules come first.

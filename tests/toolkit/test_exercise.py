@@ -338,3 +338,10 @@ def test_torch_imported_inside_the_function_is_refused_too() -> None:
     namespace, graded = graded_namespace(imports_it=imports_it)
     with pytest.raises(ForbiddenCall, match="PyTorch is the referee"):
         graded.imports_it(np.ones(2))
+
+
+def test_a_name_to_call_bound_to_a_referee_is_refused_not_counted() -> None:
+    namespace = {"step": reference_square, "outer": lambda x: namespace["step"](x)}
+    graded = Exercises(namespace, Exercise("outer", calls={"step": 1}))
+    with pytest.raises(ForbiddenCall, match="one of the course's references"):
+        graded.outer(np.ones(2))
