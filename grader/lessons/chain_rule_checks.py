@@ -14,10 +14,13 @@ from collections.abc import Callable, Mapping
 
 import numpy as np
 
+from ..errors import CheckFailed
 from ..i18n import N_
 from ..i18n import lesson_text as _
+from ..numgrad import rel_error
 
 __all__ = [
+    "CIRCUIT_TOL",
     "circuit_backward_mistakes",
     "circuit_tangent_mistakes",
     "neuron_backward_mistakes",
@@ -29,18 +32,60 @@ __all__ = [
 Mistakes = list[tuple[float, str]]
 _OVERWRITE = N_("did an `=` overwrite it where `+=` should add?")
 
+#: The bar of circuit_backward's checks: every closed form reaches it (PyTorch and the rules round
+#: alike, to about 1e-14), a centred difference does not (about 1e-11 to 1e-9 at any nudge h).
+CIRCUIT_TOL = 1e-12
+
+#: The upstream gradients each node of the two hand traces is computed from.
+_UPSTREAM = {"df_dz": (), "df_du": ("df_dz",), "df_db": ("df_dz",), "df_dw": ("df_du",), "df_dx": ("df_du",),
+             "dL_dd": (), "dL_dc": ("dL_dd",), "dL_da": ("dL_dc",), "dL_db": ("dL_dc",),
+             "dL_dx": ("dL_da", "dL_db"), "dL_dy": ("dL_da", "dL_db")}
+
+
+def _judged(node: str, own: tuple[float, Mistakes], right: float, up: Mapping[str, float],
+            yours: float | None, tol: float) -> tuple[float, Mistakes]:
+    """What a hand-trace node is compared with: the right value when yours is right (a right value
+    always passes), else (your upstream) × (local slope); an upstream of 0 cannot be built on (0
+    times any slope is 0), so the node then asks for the upstream to be fixed first."""
+    if yours is None:
+        return own
+    if rel_error(float(yours), right) < tol:
+        return right, own[1]
+    zero = [name for name in _UPSTREAM[node] if abs(up[name]) < 1e-3]
+    if len(zero) == 1:
+        raise CheckFailed(_("{name} is 0, so {node} cannot be checked against it (0 times any slope "
+                            "is 0): fix {name} first").format(name=zero[0], node=node))
+    if zero:
+        raise CheckFailed(_("{names} are 0, so {node} cannot be checked against them (0 times any slope "
+                            "is 0): fix them first").format(names=" and ".join(zero), node=node))
+    return own
+
 
 def _slope(f: Callable[[float], float], v: float, h: float = 1e-6) -> float:
     """Local slope of a one-input function at v, measured by a centred difference."""
     return (f(v + h) - f(v - h)) / (2 * h)
 
 
-def neuron_step(node: str, upstream: float) -> tuple[float, Mistakes]:
+def neuron_step(node: str, upstream: float, yours: float | None = None,
+                tol: float = 5e-4) -> tuple[float, Mistakes]:
     """Exercise 1 at x = 2, w = 3, b = −4: the expected ∂f/∂node, (your upstream gradient) × (the
     node's slope measured by nudging its input), and the known mistakes for that node.
 
     node: "df_dz" (upstream 1), "df_du" or "df_db" (upstream: your df_dz), "df_dw" or "df_dx"
-    (upstream: your df_du)."""
+    (upstream: your df_du). With `yours` (your value, a float): the right value when yours is
+    right to `tol`, and a CheckFailed when your upstream is 0 (see `_judged`)."""
+    own = _neuron_step(node, upstream)
+    if yours is None:
+        return own
+    dz = _neuron_step("df_dz", 1.0)[0]
+    du = _neuron_step("df_du", dz)[0]
+    right_up = {"df_dz": 1.0, "df_du": dz, "df_db": dz, "df_dw": du, "df_dx": du}[node]
+    right = _neuron_step(node, right_up)[0]
+    return _judged(node, own, right, dict.fromkeys(_UPSTREAM[node], upstream), yours, tol)
+
+
+def _neuron_step(node: str, upstream: float) -> tuple[float, Mistakes]:
+    """neuron_step without `yours`: (your upstream) × (the measured local slope), and the mistakes."""
     x, w, b = 2.0, 3.0, -4.0
     u = w * x
     z = u + b
@@ -90,10 +135,26 @@ def _circuit(x: float, y: float) -> dict[str, float]:
     return {"x": x, "y": y, "a": a, "b": b, "c": c, "d": d, "L": d + x}
 
 
-def trace_step(node: str, x: float, y: float, up: Mapping[str, float]) -> tuple[float, Mistakes]:
+def trace_step(node: str, x: float, y: float, up: Mapping[str, float], yours: float | None = None,
+               tol: float = 5e-4) -> tuple[float, Mistakes]:
     """Exercise 3 at (x, y): the expected ∂L/∂node from your own upstream values `up` (the plain
     numbers of dL_dd, dL_dc, dL_da, dL_db that the node needs), each local slope measured by
-    nudging that one node's input, and the known mistakes for that node."""
+    nudging that one node's input, and the known mistakes for that node. With `yours` (your
+    value, a float): the right value when yours is right to `tol`, and a CheckFailed when one of
+    your upstream values is 0 (see `_judged`)."""
+    own = _trace_step(node, x, y, up)
+    if yours is None:
+        return own
+    right_up: dict[str, float] = {}
+    for name in ("dL_dd", "dL_dc", "dL_da", "dL_db"):
+        right_up[name] = _trace_step(name, x, y, right_up)[0]
+    right = right_up[node] if node in right_up else _trace_step(node, x, y, right_up)[0]
+    return _judged(node, own, right, up, yours, tol)
+
+
+def _trace_step(node: str, x: float, y: float, up: Mapping[str, float]) -> tuple[float, Mistakes]:
+    """trace_step without `yours`: (your upstream values) × (the measured local slopes), and the
+    mistakes."""
     v = _circuit(x, y)
     a, b, c, d = v["a"], v["b"], v["c"], v["d"]
     if node == "dL_dd":
@@ -156,8 +217,12 @@ def circuit_backward_mistakes(which: str, x: float, y: float, dL: float, values:
             (grads["a"] * y + grads["b"], _("For a = x·y, y's local slope is not y.")),
             (g * from_c, _("The tanh slope is the slope of tanh(c), not 1 − c².")),
         ]
-    table.append((g / dL, _("Your {which} ignores the upstream gradient dL: every step must be "
-                            "multiplied by it.").format(which=which)))
+    if dL != 1.0:   # at dL = 1 the answer that ignores dL is the right one
+        table.append((g / dL, _("Your {which} ignores the upstream gradient dL: every step must be "
+                                "multiplied by it.").format(which=which)))
+    table.append((g, _("Your {which} is only as close as nudging gets: the chain rule agrees with PyTorch "
+                       "to 1e-12 or better. Compute each local slope from the cache, with no small "
+                       "step h.").format(which=which)))
     if not same:
         table += [(first, _("Your {which} does not change with x and y: compute it from the cache.").format(
                       which=which)),

@@ -2,7 +2,8 @@
 
 Every experiment calls the student's functions, passed in by the notebook, through
 `grader.lessons.student_calls`: while one is unfinished or broken, the experiment raises
-`NotReady` saying which. Nothing here implements a graded function.
+`NotReady` saying which. Nothing here implements a graded function; the tiny net's own 2×2 max pool
+(`_pool2_forward`, `_pool2_backward`) is marked as a referee, refused inside a graded call.
 
 - `conv_speed`: seconds of one forward and one backward pass of several convolution
   implementations (the student's naive and im2col ones, and PyTorch's) on the same input;
@@ -31,6 +32,7 @@ import numpy as np
 from .._validate import describe, fmt_shape
 from ..errors import ToolkitInputError
 from ..i18n import lesson_text as _
+from ..referees import referee
 from .student_calls import NotReady, call_student, for_cell, student_array
 
 __all__ = ["ConvNetRun", "NotReady", "central_unit", "compare_convs", "conv_out_shape", "conv_speed",
@@ -171,6 +173,7 @@ def _windows(a: np.ndarray) -> np.ndarray:
     return a.reshape(n, f, h // 2, 2, w // 2, 2).transpose(0, 1, 2, 4, 3, 5).reshape(n, f, h // 2, w // 2, 4)
 
 
+@referee
 def _pool2_forward(a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """2×2 max pool, stride 2: (out (N, F, H/2, W/2), one-hot (N, F, H/2, W/2, 4) of each window's
     first maximum)."""
@@ -179,6 +182,7 @@ def _pool2_forward(a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return np.take_along_axis(windows, first[..., None], axis=-1)[..., 0], np.eye(4)[first]
 
 
+@referee
 def _pool2_backward(dout: np.ndarray, is_max: np.ndarray) -> np.ndarray:
     """The gradient of `_pool2_forward`: dout to the (first) maximum of each window."""
     n, f, h2, w2 = dout.shape

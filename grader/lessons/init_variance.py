@@ -1,4 +1,5 @@
-"""Lesson 07's check of an initialiser's output: shape, dtype, mean ≈ 0 and variance ≈ expected.
+"""Lesson 07's check of an initialiser's output: shape, dtype, mean ≈ 0 and variance ≈ expected,
+and, for the normal initialisers, draws from a normal distribution.
 
 It prints its ✓/✗ line and hint through `grader.report_lines` (hint code ``init-variance``),
 reads the array through the trusted path (`grader.trusted`), and raises the toolkit's
@@ -22,6 +23,16 @@ from ..trusted import plain_ndarray, verify_environment
 __all__ = ["VarianceOff", "check_init_variance"]
 
 HINT_CODE = "init-variance"
+
+#: P(|Z| > 2) for a standard normal Z: the share of normal draws beyond 2 standard deviations.
+NORMAL_TAIL = math.erfc(2 / math.sqrt(2))
+#: The least share beyond 2 standard deviations (of the expected variance) that `normal=True`
+#: accepts. A uniform U(-a, a) whose variance is within 5 % of the expected one has
+#: a = √3 σ' <= √3.15 σ < 1.78 σ: no draw beyond 2 σ, so it fails whatever its sample. A correct
+#: normal sample of n >= 40,000 draws has fewer than 2 % there with probability at most
+#: exp(-n KL(0.02 || 0.0455)) <= exp(-375.9) < 1e-163 (Chernoff's bound for the
+#: binomial count).
+NORMAL_TAIL_LEAST = 0.02
 
 
 class VarianceOff(float):
@@ -62,15 +73,19 @@ def check_init_variance(
     formula: str,
     *,
     tol: float = 0.05,
+    normal: bool = False,
 ) -> float:
-    """Check an initialiser's output: shape (fan_in, fan_out), float64, mean ≈ 0, variance ≈ expected.
+    """Check an initialiser's output: shape (fan_in, fan_out), float64, mean ≈ 0, variance ≈ expected
+    and, with `normal`, a normal distribution's share of draws beyond 2 standard deviations.
 
     Prints one ✓/✗ line with the sample variance, the expected one and how far apart they are
     (relative); on failure a hint names the formula the sample matches (1/fan_in, 2/fan_out,
     a variance used as the standard deviation, ...), then CheckFailed is raised.
     Inputs: name — shown in the line, e.g. "xavier_init(400, 100)"; weights — the array;
     fan_in, fan_out — the arguments; expected — the right variance; formula — how it is written
-    (e.g. "2/(fan_in + fan_out)"); tol — largest accepted |variance/expected − 1|.
+    (e.g. "2/(fan_in + fan_out)"); tol — largest accepted |variance/expected − 1|; normal —
+    also require at least NORMAL_TAIL_LEAST of the weights beyond 2 √expected (a normal sample
+    has NORMAL_TAIL ≈ 4.6 % there, a uniform one with the right variance none).
     Returns: the relative difference of the variances, a float (`VarianceOff`) that a cell does
     not display as its last value.
     """
@@ -89,10 +104,20 @@ def check_init_variance(
     status = _("variance {variance}, expected {formula} = {expected} (off by {off}, needs < {tol})").format(
         variance=f"{var:.4g}", formula=formula, expected=f"{expected:.4g}", off=f"{off:.1%}", tol=f"{tol:.0%}"
     )
-    if off < tol:
-        emit([pass_line(name, status)])
-        return VarianceOff(off)
-    _fail(name, status, _variance_hint(var, fan_in, fan_out, expected, formula, tol))
+    if off >= tol:
+        _fail(name, status, _variance_hint(var, fan_in, fan_out, expected, formula, tol))
+    if normal:
+        tail = float(np.mean(np.abs(weights) > 2 * math.sqrt(expected)))
+        shape = _("{tail} beyond 2 standard deviations (a normal distribution: {normal})").format(
+            tail=f"{tail:.1%}", normal=f"{NORMAL_TAIL:.1%}")
+        if tail < NORMAL_TAIL_LEAST:
+            _fail(name, _("variance right, but {shape}").format(shape=shape), _(
+                "the brief asks for draws from the normal distribution (rng.normal): uniform draws "
+                "with the same variance never go beyond √3 ≈ 1.73 standard deviations, and neither "
+                "does a normal cut off (truncated) there."))
+        status = f"{status}; {shape}"
+    emit([pass_line(name, status)])
+    return VarianceOff(off)
 
 
 def _check_usable(name: str, weights: np.ndarray | None, returned: Any, fan_in: int, fan_out: int) -> None:

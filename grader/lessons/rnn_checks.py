@@ -3,8 +3,9 @@ gradient clipping with the truth and name the classic mistakes.
 
 They live here rather than in a notebook cell because the hints they print for those mistakes
 (which slope, which carry, which factor) are the answers the exercises ask the student to derive.
-The notebook keeps only the thin wrappers that pass the student's own functions in
-(`check_one_gradient(name, rnn_step_forward, by_hand(rnn_step_backward), ...)`). Every value a
+The notebook keeps only the thin wrappers that pass the student's own functions in, as graded calls
+of the lesson's declaration (`check_one_gradient(name, graded.rnn_step_forward,
+graded.rnn_step_backward, ...)`: NumPy only, every argument left unchanged). Every value a
 student function returned goes through the toolkit's trusted path (as_items, as_array, as_float,
 as_dict, check_close) before anything else touches it.
 """
@@ -85,7 +86,7 @@ def check_one_gradient(name: str, forward: Callable, backward: Callable, input_n
     """One gradient `name` of the student's `backward` (the cache from their `forward`) for the problem
     p, against the true gradient of the RNN (PyTorch's autograd), once the forward matches nn.RNN.
 
-    forward, backward: the student's functions (backward wrapped in by_hand); input_names: the keys
+    forward, backward: the student's functions, as graded calls (graded.<name>); input_names: the keys
     of p they take, in order; upstream: p's upstream gradient; names: (forward's, backward's name).
     Raises CheckFailed, with an RNN hint when the result is a classic mistake exactly.
     """

@@ -6,7 +6,7 @@ formula.
 condition with the variance the student found, sends a large batch through it and returns, per
 condition, the factor by which the layer multiplies the quantity that should stay steady (1 when
 the variance is right). `init_variance_reference(kind, fan_in, fan_out)` is the variance the
-initialiser checks compare with.
+initialiser checks compare with: a referee (`grader.referees`), refused inside a graded call.
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ import numpy as np
 from ..errors import BadReturnValue
 from ..i18n import N_
 from ..i18n import lesson_text as _
+from ..referees import referee
 
 __all__ = ["CONDITIONS", "init_variance_reference", "measured_gains"]
 
@@ -81,6 +82,7 @@ def measured_gains(variances: dict[str, float], fan_in: int, fan_out: int, batch
     }
 
 
+@referee
 def init_variance_reference(kind: str, fan_in: int, fan_out: int) -> float:
     """The variance of Xavier's ("xavier": 2 / (fan_in + fan_out)) or He's ("he": 2 / fan_in)
     initialisation for a (fan_in, fan_out) layer."""

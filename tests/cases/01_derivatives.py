@@ -333,9 +333,12 @@ def numerical_gradient_array(f, x, dout, h=1e-5):
     x = np.asarray(x, dtype=np.float64)
     return eval_numerical_gradient_array(f, x, dout, h)
 '''},
+        # gradient_check calls it too: a referee is refused in every graded call
         "must_fail": ["test_numerical_gradient_array_elementwise", "test_numerical_gradient_array_shapes",
-                      "test_numerical_gradient_array_views"],
+                      "test_numerical_gradient_array_views", "test_gradient_check"],
         "message": "not to call eval_numerical_gradient_array",
+        "message_cells": ["test_numerical_gradient_array_elementwise", "test_numerical_gradient_array_shapes",
+                          "test_numerical_gradient_array_views"],
     },
     {
         # Nudged, not derived: the closed form asked for, replaced by lesson 1's own referee.
@@ -381,5 +384,182 @@ def best_nudges(f0, f2, f3, eps=np.finfo(np.float64).eps):
     return float(h[np.argmin(forward)]), float(h[np.argmin(centred)])
 '''},
         "must_fail": [],
+    },
+]
+
+# Shortcuts the declaration in the setup cell (graded = Exercises(...)) refuses, in the visible check
+# and the hidden tests alike: the toolkit's numerical gradients reached under another name, the
+# refused helpers reached through an alias, PyTorch, and nudging written out where the rules of
+# calculus are asked for. And the closed forms that must keep full marks at the 1e-12 bar.
+_GRAD_L_CELLS = ["test_grad_L_x", "test_grad_L_y"]
+MISTAKES += [
+    {
+        # The toolkit's referee under the module's own name: refused by its code, not by a name.
+        "name": "numerical_gradient by grader.numgrad imported inside the function",
+        "cells": {"numerical_gradient": '''\
+def numerical_gradient(f, x, h=1e-5):
+    import grader.numgrad as g
+    x = np.asarray(x, dtype=np.float64)
+    return g.eval_numerical_gradient(lambda z: float(f(z)), x, h)
+'''},
+        "must_fail": ["test_numerical_gradient_values", "test_numerical_gradient_restores_x",
+                      "test_numerical_gradient_in_place"],
+        "message": "eval_numerical_gradient is one of the course's references",
+    },
+    {
+        "name": "numerical_gradient_array by grader.numgrad imported inside the function",
+        "cells": {"numerical_gradient_array": '''\
+def numerical_gradient_array(f, x, dout, h=1e-5):
+    import grader.numgrad as g
+    x = np.asarray(x, dtype=np.float64)
+    return g.eval_numerical_gradient_array(f, x, dout, h)
+'''},
+        # gradient_check calls it too: a referee is refused in every graded call
+        "must_fail": ["test_numerical_gradient_array_elementwise", "test_numerical_gradient_array_shapes",
+                      "test_numerical_gradient_array_views", "test_gradient_check"],
+        "message": "not to call eval_numerical_gradient_array",
+        "message_cells": ["test_numerical_gradient_array_elementwise", "test_numerical_gradient_array_shapes",
+                          "test_numerical_gradient_array_views"],
+    },
+    {
+        # The notebook's own name bound to another one before the check runs.
+        "name": "grad_L by partial_derivatives under another name",
+        "cells": {"grad_L": '''\
+measure = partial_derivatives
+
+def grad_L(x, y):
+    return measure(L, x, y)
+'''},
+        "must_fail": _GRAD_L_CELLS,
+        "message": "not to call partial_derivatives",
+    },
+    {
+        "name": "grad_L by numerical_derivative under another name",
+        "cells": {"grad_L": '''\
+slope_of = numerical_derivative
+
+def grad_L(x, y):
+    return slope_of(lambda t: L(t, y), x), slope_of(lambda t: L(x, t), y)
+'''},
+        "must_fail": _GRAD_L_CELLS,
+        "message": "not to call numerical_derivative",
+    },
+    {
+        "name": "gradient_check by rel_error imported from the toolkit's module",
+        "cells": {"gradient_check": '''\
+def gradient_check(f, x, dout, dx, h=1e-5):
+    from grader import numgrad
+    return numgrad.rel_error(dx, numerical_gradient_array(f, x, dout, h))
+'''},
+        "must_fail": ["test_gradient_check"],
+        "message": "not to call rel_error",
+    },
+    {
+        # Nudging written out inside grad_L: about 1e-11 to 1e-9 from PyTorch, above the 1e-12 bar.
+        "name": "grad_L by a centred difference written inside it",
+        "cells": {"grad_L": '''\
+def grad_L(x, y, h=1e-5):
+    L = lambda x, y: np.tanh(x * y * (x + y)) + x
+    return (L(x + h, y) - L(x - h, y)) / (2 * h), (L(x, y + h) - L(x, y - h)) / (2 * h)
+'''},
+        "must_fail": _GRAD_L_CELLS,
+        "message": "needs < 1e-12",
+    },
+    {
+        # The same with a smaller nudge, near the bottom of lesson 1's error valley.
+        "name": "grad_L by a centred difference with h = 3e-6",
+        "cells": {"grad_L": '''\
+def grad_L(x, y):
+    h = 3e-6
+    L = lambda x, y: np.tanh(x * y * (x + y)) + x
+    return (L(x + h, y) - L(x - h, y)) / (2 * h), (L(x, y + h) - L(x, y - h)) / (2 * h)
+'''},
+        "must_fail": _GRAD_L_CELLS,
+    },
+    {
+        # The whole exercise handed to PyTorch's autograd.
+        "name": "grad_L by PyTorch's autograd",
+        "cells": {"grad_L": '''\
+def grad_L(x, y):
+    tx = torch.tensor(x, dtype=torch.float64, requires_grad=True)
+    ty = torch.tensor(y, dtype=torch.float64, requires_grad=True)
+    (torch.tanh(tx * ty * (tx + ty)) + tx).sum().backward()
+    return tx.grad.numpy(), ty.grad.numpy()
+'''},
+        "must_fail": _GRAD_L_CELLS,
+        "message": "PyTorch is the referee of the checks, not the answer",
+    },
+    {
+        # PyTorch as a calculator for tanh: a forward handed over, refused too.
+        "name": "grad_L with torch.tanh",
+        "cells": {"grad_L": '''\
+def grad_L(x, y):
+    c = x * y * (x + y)
+    slope = 1 - torch.tanh(torch.as_tensor(c, dtype=torch.float64)).numpy() ** 2
+    return slope * (2 * x * y + y**2) + 1, slope * (x**2 + 2 * x * y)
+'''},
+        "must_fail": _GRAD_L_CELLS,
+        "message": "PyTorch is the referee of the checks, not the answer",
+    },
+    {
+        "name": "numerical_derivative by PyTorch's autograd on a tensor",
+        "cells": {"numerical_derivative": '''\
+def numerical_derivative(f, x, h=1e-5):
+    t = torch.tensor(float(x), dtype=torch.float64, requires_grad=True)
+    return float((f(t + h) - f(t - h)) / (2 * h))
+'''},
+        "must_fail": ["test_numerical_derivative_slope", "test_numerical_derivative_centred",
+                      "test_partial_derivatives", "test_directional_derivative"],
+        "message": "PyTorch is the referee of the checks, not the answer",
+        "message_cells": ["test_numerical_derivative_slope", "test_numerical_derivative_centred"],
+    },
+]
+
+# Correct closed forms, each written its own way: all within the 1e-12 bar at every point checked.
+MISTAKES += [
+    {"name": f"grad_L closed form: {label}", "cells": {"grad_L": code}, "must_fail": []}
+    for label, code in [
+        ("(1 - t)(1 + t) and factored inner slopes", '''\
+def grad_L(x, y):
+    t = np.tanh(x**2 * y + x * y**2)
+    s = (1 - t) * (1 + t)
+    return s * y * (2 * x + y) + 1, s * x * (x + 2 * y)
+'''),
+        ("4 / (e^c + e^-c)^2", '''\
+def grad_L(x, y):
+    c = x * y * (x + y)
+    s = 4 / (np.exp(c) + np.exp(-c)) ** 2
+    return 1 + s * (2 * x * y + y * y), s * (x * x + 2 * x * y)
+'''),
+        ("the product rule on a = xy, b = x + y, with cosh^-2", '''\
+def grad_L(x, y):
+    a, b = x * y, x + y
+    s = np.cosh(a * b) ** -2.0
+    return s * (y * b + a) + 1, s * (x * b + a)
+'''),
+        ("1 - t * t, paths summed one by one", '''\
+def grad_L(x, y):
+    t = np.tanh(x * y * (x + y))
+    dc = 1 - t * t
+    dx = dc * y * (x + y)
+    dx = dx + dc * x * y
+    return dx + 1.0, dc * x * (x + y) + dc * x * y
+'''),
+    ]
+]
+
+MISTAKES += [
+    {
+        # Normalised in place: the slope is right, and the caller's u is gone (the declaration compares
+        # every argument with a copy taken before the call; the visible check passes an array too).
+        "name": "directional derivative normalises the caller's u in place",
+        "cells": {"directional_derivative": '''\
+def directional_derivative(f, x, y, u, h=1e-5):
+    u = np.asarray(u, dtype=np.float64)
+    u /= np.sqrt(np.sum(u**2))
+    return numerical_derivative(lambda t: f(x + t * u[0], y + t * u[1]), 0.0, h)
+'''},
+        "must_fail": ["test_directional_derivative"],
+        "message": "changed its argument u in place",
     },
 ]

@@ -297,7 +297,9 @@ def circuit_tangent(x, y, tx, ty):
     dx, dy = circuit_backward(1.0, cache)
     return L, dx * tx + dy * ty
 """},
+        # refused by the visible checks too, as the brief says (they used to give ✓, then 0)
         "must_fail": ["test_circuit_tangent_seeds", "test_circuit_tangent_direction"],
+        "message": "not to call circuit_backward",
     },
     {
         "name": "forward mode gradient by PyTorch's backward pass",
@@ -307,6 +309,7 @@ def forward_mode_gradient(x, w, b):
     return dw, db
 """},
         "must_fail": ["test_forward_mode_gradient"],
+        "message": "PyTorch is the referee of the checks, not the answer",
     },
     {
         # Measured, not derived: the whole gradient by the setup cell's numerical referee.
@@ -344,4 +347,197 @@ def circuit_tangent(x, y, tx, ty):
         "must_fail": ["test_circuit_tangent_seeds", "test_circuit_tangent_direction"],
         "message": "not to call slope",
     },
+]
+
+# Shortcuts the declaration in the setup cell (graded = Exercises(...)) refuses, in the visible checks
+# and the hidden tests alike, and the hand traces' promise: a slip costs only its own step, a right
+# value always passes, and only an upstream of 0 (which every later step would multiply) is refused.
+_BACKWARD = ["test_circuit_backward_x", "test_circuit_backward_y"]
+_PYTORCH = "PyTorch is the referee of the checks, not the answer"
+MISTAKES += [
+    {
+        # Nudging written out inside circuit_backward: 1e-11 to 1e-9 from PyTorch, above the 1e-12 bar.
+        "name": "circuit backward by a centred difference written inside it",
+        "cells": {"circuit_backward": """\
+def circuit_backward(dL, cache):
+    x, y, h = cache["x"], cache["y"], 1e-5
+    L = lambda x, y: math.tanh(x * y * (x + y)) + x
+    return dL * (L(x + h, y) - L(x - h, y)) / (2 * h), dL * (L(x, y + h) - L(x, y - h)) / (2 * h)
+"""},
+        "must_fail": _BACKWARD,
+    },
+    {
+        "name": "circuit backward by a centred difference through circuit_forward, h = 3e-6",
+        "cells": {"circuit_backward": """\
+def circuit_backward(dL, cache):
+    x, y, h = cache["x"], cache["y"], 3e-6
+    dx = (circuit_forward(x + h, y)[0] - circuit_forward(x - h, y)[0]) / (2 * h)
+    dy = (circuit_forward(x, y + h)[0] - circuit_forward(x, y - h)[0]) / (2 * h)
+    return dL * dx, dL * dy
+"""},
+        "must_fail": _BACKWARD,
+    },
+    {
+        # The notebook's slope bound to another name: refused by its code, not by its name.
+        "name": "circuit backward measured with slope under another name",
+        "cells": {"circuit_backward": """\
+measure = slope
+
+def circuit_backward(dL, cache):
+    x, y = cache["x"], cache["y"]
+    return (dL * measure(lambda t: math.tanh(t * y * (t + y)) + t, x),
+            dL * measure(lambda t: math.tanh(x * t * (x + t)) + x, y))
+"""},
+        "must_fail": _BACKWARD,
+        "message": "not to call slope",
+    },
+    {
+        "name": "tangent from the backward pass under another name",
+        "cells": {"circuit_tangent": """\
+backward_pass = circuit_backward
+
+def circuit_tangent(x, y, tx, ty):
+    L, cache = circuit_forward(x, y)
+    dx, dy = backward_pass(1.0, cache)
+    return L, dx * tx + dy * ty
+"""},
+        "must_fail": ["test_circuit_tangent_seeds", "test_circuit_tangent_direction"],
+        "message": "not to call circuit_backward",
+    },
+    {
+        # The forward handed to PyTorch: its backward checks use the same graded forward.
+        "name": "circuit forward with torch.tanh",
+        "cells": {"circuit_forward": """\
+def circuit_forward(x, y):
+    a, b = x * y, x + y
+    c = a * b
+    d = torch.tanh(torch.tensor(c, dtype=torch.float64)).item()
+    return d + x, {"x": x, "y": y, "a": a, "b": b, "d": d}
+"""},
+        "must_fail": ["test_circuit_forward", *_BACKWARD],
+        "message": _PYTORCH,
+    },
+    {
+        "name": "relu neuron backward by PyTorch's autograd",
+        "cells": {"relu_neuron_backward": """\
+def relu_neuron_backward(df, cache):
+    t = [torch.tensor(float(cache[k]), dtype=torch.float64, requires_grad=True) for k in "xwb"]
+    torch.relu(t[1] * t[0] + t[2]).backward(torch.tensor(float(df), dtype=torch.float64))
+    return tuple(v.grad.item() for v in t)
+"""},
+        "must_fail": ["test_relu_neuron_on", "test_relu_neuron_off"],
+        "message": _PYTORCH,
+    },
+    {
+        "name": "neuron tangent with torch.dot",
+        "cells": {"neuron_tangent": """\
+def neuron_tangent(x, w, b, tw, tb):
+    tx = torch.as_tensor(x, dtype=torch.float64)
+    z = float(torch.dot(torch.as_tensor(w, dtype=torch.float64), tx)) + b
+    tz = float(torch.dot(torch.as_tensor(tw, dtype=torch.float64), tx)) + tb
+    return max(0.0, z), tz if z > 0 else 0.0
+"""},
+        "must_fail": ["test_neuron_tangent", "test_forward_mode_gradient"],
+        "message": _PYTORCH,
+    },
+    {
+        # Right values, one pass short: db is read off the gate instead of a forward-mode pass.
+        "name": "forward mode: db without its own pass",
+        "cells": {"forward_mode_gradient": """\
+def forward_mode_gradient(x, w, b):
+    n = w.size
+    dw = np.zeros(n)
+    for i in range(n):
+        seed = np.zeros(n)
+        seed[i] = 1.0
+        dw[i] = neuron_tangent(x, w, b, seed, 0.0)[1]
+    db = 1.0 if float(w @ x) + b > 0 else 0.0     # read off the gate, not a forward-mode pass
+    return dw, db
+"""},
+        "must_fail": ["test_forward_mode_gradient"],
+        "message": "one pass of neuron_tangent per parameter",
+    },
+    {
+        # The ReLU's gate read as shut: a slip that makes every later node 0 whatever its rule.
+        "name": "neuron by hand: the gate taken as shut, and everything after it 0",
+        "cells": {"neuron_trace": """\
+df_dz = 0.0
+df_du = df_dz * 1.0
+df_db = df_dz * 1.0
+df_dw = df_du * x
+df_dx = df_du * w
+"""},
+        "must_fail": ["test_neuron_gate", "test_neuron_add", "test_neuron_multiply"],
+        "message": "cannot be checked against it",
+        "message_cells": ["test_neuron_add", "test_neuron_multiply"],
+    },
+    {
+        # The same slip, the later nodes typed as the right numbers: only the gate's point is lost.
+        "name": "neuron by hand: the gate taken as shut, the later nodes right",
+        "cells": {"neuron_trace": """\
+df_dz = 0.0
+df_du = 1.0
+df_db = 1.0
+df_dw = 2.0
+df_dx = 3.0
+"""},
+        "must_fail": ["test_neuron_gate"],
+    },
+    {
+        # A slip that is not 0: the later nodes are right from it, and keep their points.
+        "name": "neuron by hand: z's value as the ReLU's slope, carried forward",
+        "cells": {"neuron_trace": """\
+df_dz = z
+df_du = df_dz * 1.0
+df_db = df_dz * 1.0
+df_dw = df_du * x
+df_dx = df_du * w
+"""},
+        "must_fail": ["test_neuron_gate"],
+    },
+    {
+        "name": "hand trace: tanh's slope taken as 0, and everything after it 0",
+        "cells": {"hand_trace": """\
+dL_dd = 1.0
+dL_dc = 0.0
+dL_da = dL_dc * b
+dL_db = dL_dc * a
+dL_dx = dL_da * y + dL_db + 1.0
+dL_dy = dL_da * x + dL_db
+"""},
+        "must_fail": ["test_trace_tanh", "test_trace_product", "test_trace_dx", "test_trace_dy"],
+        "message": "cannot be checked against",
+        "message_cells": ["test_trace_product", "test_trace_dx", "test_trace_dy"],
+    },
+    {
+        "name": "hand trace: tanh's slope taken as 0, the later steps right numbers",
+        "cells": {"hand_trace": """\
+dL_dd = 1.0
+dL_dc = 0.0
+dL_da = 0.6924
+dL_db = 0.2444
+dL_dx = 1.5906
+dL_dy = 1.0753
+"""},
+        "must_fail": ["test_trace_tanh"],
+    },
+]
+
+# Correct closed forms of circuit_backward, each its own way: all within the 1e-12 bar.
+MISTAKES += [
+    {"name": f"circuit backward closed form: {label}", "cells": {"circuit_backward": code}, "must_fail": []}
+    for label, code in [
+        ("(1 - d)(1 + d), paths in one line each", """\
+def circuit_backward(dL, cache):
+    x, y, a, b, d = cache["x"], cache["y"], cache["a"], cache["b"], cache["d"]
+    dc = dL * (1 - d) * (1 + d)
+    return dL + dc * b * y + dc * a, dc * b * x + dc * a
+"""),
+        ("tanh recomputed with numpy from x and y", """\
+def circuit_backward(dL, cache):
+    x, y = cache["x"], cache["y"]
+    s = 1 - np.tanh(x * y * (x + y)) ** 2
+    return float(dL * (s * (2 * x * y + y**2) + 1)), float(dL * s * (x**2 + 2 * x * y))
+"""),
+    ]
 ]

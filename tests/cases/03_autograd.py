@@ -559,3 +559,121 @@ MISTAKES = [
         "must_fail": ["test_mlp_structure"],
     },
 ]
+
+# Shortcuts the declaration in the setup cell (graded = Exercises(...)) refuses, in the visible checks
+# and the hidden tests alike: PyTorch inside the engine the lesson builds (it is the engine the checks
+# compare with), the engine inside the gradient derived by hand, and nudging where the rules are asked.
+_PYTORCH = "PyTorch is the referee of the checks, not the answer"
+MISTAKES += [
+    {
+        # tanh's value from PyTorch: every check that runs a tanh node of the engine refuses it.
+        "name": "engine: tanh computed by PyTorch",
+        "cells": {"value": _edit(_VALUE, "t = math.tanh(self.data)",
+                                 "t = torch.tanh(torch.tensor(self.data, dtype=torch.float64)).item()")},
+        "must_fail": ["test_unary_functions", "test_circuit_by_hand", "test_vs_torch", "test_mlp_structure",
+                      "test_mlp_gradients", "test_train_step"],
+        "message": _PYTORCH,
+    },
+    {
+        # The local rule of * read off PyTorch's autograd instead of derived.
+        "name": "engine: the product's local rule from PyTorch's autograd",
+        "cells": {"value": _edit(_VALUE, """        def _backward():
+            self.grad += other.data * out.grad
+            other.grad += self.data * out.grad
+""", """        def _backward():
+            a = torch.tensor(self.data, dtype=torch.float64, requires_grad=True)
+            b = torch.tensor(other.data, dtype=torch.float64, requires_grad=True)
+            (a * b).backward(torch.tensor(out.grad, dtype=torch.float64))
+            self.grad += a.grad.item()
+            other.grad += b.grad.item()
+""")},
+        "must_fail": ["test_mul_pow_rules", "test_circuit_by_hand", "test_backward_order",
+                      "test_node_used_twice", "test_accumulate_across_calls", "test_add_sub_neg",
+                      "test_mul_div_pow", "test_reflected", "test_vs_torch", "test_mlp_gradients",
+                      "test_train_step"],
+        "message": _PYTORCH,
+    },
+    {
+        "name": "collapse multiplied out by PyTorch",
+        "cells": {"collapse": '''\
+def collapse(layers):
+    W, b = (torch.as_tensor(a, dtype=torch.float64) for a in layers[0])
+    for Wk, bk in layers[1:]:
+        Wk, bk = torch.as_tensor(Wk, dtype=torch.float64), torch.as_tensor(bk, dtype=torch.float64)
+        W, b = Wk @ W, Wk @ b + bk
+    return W.numpy(), b.numpy()
+'''},
+        "must_fail": ["test_collapse"],
+        "message": _PYTORCH,
+    },
+    {
+        # The gradient asked for by hand, handed to the engine built in this lesson.
+        "name": "neuron_backward by the Value engine",
+        "cells": {"neuron_backward": '''\
+def neuron_backward(w, b, X, y):
+    W = [Value(float(v)) for v in w]
+    B = Value(float(b))
+    Xs = [[Value(float(v)) for v in row] for row in X]
+    loss = sum((sum((wi * xi for wi, xi in zip(W, row)), B).tanh() - float(t)) ** 2 for row, t in zip(Xs, y))
+    loss.backward()
+    return (loss.data, np.array([v.grad for v in W]), B.grad,
+            np.array([[v.grad for v in row] for row in Xs]))
+'''},
+        "must_fail": ["test_neuron_backward"],
+        "message": "plain numpy, no Values",
+    },
+    {
+        "name": "neuron_backward by PyTorch's autograd",
+        "cells": {"neuron_backward": '''\
+def neuron_backward(w, b, X, y):
+    tw, tb, tX = (torch.tensor(v, dtype=torch.float64, requires_grad=True) for v in (w, b, X))
+    loss = ((torch.tanh(tX @ tw + tb) - torch.as_tensor(y)) ** 2).sum()
+    loss.backward()
+    return loss.item(), tw.grad.numpy(), tb.grad.item(), tX.grad.numpy()
+'''},
+        "must_fail": ["test_neuron_backward"],
+        "message": _PYTORCH,
+    },
+    {
+        # Nudged, not derived: the visible check compares with PyTorch too now, as the hidden ones do.
+        "name": "neuron_backward by centred differences",
+        "cells": {"neuron_backward": '''\
+def neuron_backward(w, b, X, y, h=1e-5):
+    def loss(w, b, X):
+        return float(np.sum((np.tanh(X @ w + b) - y) ** 2))
+
+    def nudged(arr, f):
+        grad = np.zeros(arr.shape)
+        for idx in np.ndindex(arr.shape):
+            plus, minus = arr.copy(), arr.copy()
+            plus[idx] += h
+            minus[idx] -= h
+            grad[idx] = (f(plus) - f(minus)) / (2 * h)
+        return grad
+
+    dw = nudged(w, lambda v: loss(v, b, X))
+    db = (loss(w, b + h, X) - loss(w, b - h, X)) / (2 * h)
+    dX = nudged(X, lambda v: loss(w, b, v))
+    return loss(w, b, X), dw, db, dX
+'''},
+        "must_fail": ["test_neuron_backward"],
+    },
+    {
+        # The order chosen by a topological sort of its own: allowed (the refusal is of the lesson's).
+        "name": "circuit_by_hand with the order written as a list",
+        "cells": {"circuit_by_hand": '''\
+def circuit_by_hand(x, y):
+    x, y = Value(x), Value(y)
+    a = x * y
+    b = x + y
+    c = a * b
+    d = c.tanh()
+    L = d + x
+    L.grad = 1.0
+    for node in [L, d, c, b, a]:
+        node._backward()
+    return x.grad, y.grad
+'''},
+        "must_fail": [],
+    },
+]

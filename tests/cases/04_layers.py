@@ -8,7 +8,10 @@ replaced forward pass must keep the solution's cache format ((x, w, b) for affin
 out for sigmoid and tanh, the sigmoid's cache for tanh_from_sigmoid, (fc_cache, relu_cache) for
 affine_relu) unless its backward pass is replaced too. A mistake in a layer also costs the cells
 of the layers built from it (affine_relu from affine and relu, tanh_from_sigmoid from sigmoid,
-affine_backward_loop from affine_single_backward).
+affine_backward_loop from affine_single_backward), and a forward pass also costs the cells of its
+backward pass, whose checks get the cache from it: every check calls the student's functions
+through the setup cell's declaration (graded = Exercises(...)), which refuses PyTorch, the course's
+reference layers and a changed input wherever a function runs for a grade.
 """
 
 ALTERNATIVES = {
@@ -133,6 +136,9 @@ def _affine_backward(dx="(dout @ w.T).reshape(x.shape)", dw="x.reshape(N, -1).T 
     return _AFFINE_BACKWARD.format(dx=dx, dw=dw, db=db)
 
 
+_REFUSED = "PyTorch is the referee of the checks, not the answer"
+_REFEREE = "one of the course's references"
+
 MISTAKES = [
     {
         # Correct for 2-D x only: for (N, 2, 3) inputs dx comes out as (N, 6).
@@ -173,7 +179,8 @@ def relu_forward(x):
     cache = x
     return out, cache
 '''},
-        "must_fail": ["test_relu_forward"],
+        "must_fail": ["test_relu_forward", "test_relu_backward"],
+        "message": "changed its argument x in place",
     },
     {
         # The gate opened by the sign of the upstream gradient instead of the input.
@@ -193,7 +200,9 @@ def relu_backward(dout, cache):
     dout[x <= 0] = 0
     return dout
 '''},
-        "must_fail": ["test_relu_backward"],
+        # the sandwich's backward hands its own dout on to relu_backward: changed in place too
+        "must_fail": ["test_relu_backward", "test_affine_relu_backward"],
+        "message": "changed its argument dout in place",
     },
     {
         # Right values up to |x| ~ 700, overflow warnings (errors in the test) beyond.
@@ -351,7 +360,7 @@ def tanh_from_sigmoid_forward(x):
     out = np.tanh(x)
     return out, (out + 1.0) / 2.0
 """},
-        "must_fail": ["test_tanh_from_sigmoid_forward"],
+        "must_fail": ["test_tanh_from_sigmoid_forward", "test_tanh_from_sigmoid_backward"],
         "message": "called sigmoid_forward 0 times",
     },
     {
@@ -408,7 +417,7 @@ def affine_relu_backward(dout, cache):
         "must_fail": [],
     },
 
-    # Shortcuts: the work handed to PyTorch's autograd (grader.by_hand refuses it).
+    # Shortcuts: the work handed to PyTorch's autograd (uses="numpy" refuses every PyTorch call).
     {
         "name": "affine_backward computed by Tensor.backward",
         "cells": {"affine_backward": """\
@@ -421,7 +430,7 @@ def affine_backward(dout, cache):
 """},
         "must_fail": ["test_affine_backward_dx", "test_affine_backward_dw", "test_affine_backward_db",
                       "test_affine_relu_backward"],
-        "message": "autograd is the referee here, not the answer",
+        "message": _REFUSED,
     },
     {
         "name": "relu_backward computed by torch.autograd.grad",
@@ -432,7 +441,7 @@ def relu_backward(dout, cache):
     return dx.numpy()
 """},
         "must_fail": ["test_relu_backward", "test_affine_relu_backward"],
-        "message": "autograd is the referee here, not the answer",
+        "message": _REFUSED,
     },
     {
         "name": "tanh_backward computed by torch.func.vjp (the input cached for it)",
@@ -449,7 +458,7 @@ def tanh_backward(dout, cache):
 """,
         },
         "must_fail": ["test_tanh_backward"],
-        "message": "autograd is the referee here, not the answer",
+        "message": _REFUSED,
     },
     {
         # The loop's point is the per-example rule: a vectorised pass inside the loop's name.
@@ -489,5 +498,125 @@ def tanh_backward(dout, cache):
 """,
         },
         "must_fail": [],
+    },
+]
+
+# Shortcuts the declaration in the setup cell refuses (in the visible checks and the hidden tests
+# alike), and the rules of the briefs it enforces.
+_AFFINE_FORWARD_CELLS = ["test_affine_forward", "test_affine_backward_loop", "test_affine_backward_dx",
+                         "test_affine_backward_dw", "test_affine_backward_db", "test_affine_relu_forward",
+                         "test_affine_relu_backward"]
+_AFFINE_BACKWARD_CELLS = ["test_affine_backward_dx", "test_affine_backward_dw", "test_affine_backward_db"]
+MISTAKES += [
+    {
+        # The course's layer from the package every student installs (lesson 6 says where it is).
+        "name": "shortcut: affine_forward is grader.lessons.layers' affine_forward",
+        "cells": {"affine_forward": """\
+def affine_forward(x, w, b):
+    import grader.lessons.layers
+    return grader.lessons.layers.affine_forward(x, w, b)
+"""},
+        "must_fail": _AFFINE_FORWARD_CELLS,
+        "message": _REFEREE,
+    },
+    {
+        "name": "shortcut: affine_backward is grader.lessons.layers' affine_backward",
+        "cells": {"affine_backward": """\
+def affine_backward(dout, cache):
+    from grader.lessons.layers import affine_backward as course_affine_backward
+    return course_affine_backward(dout, cache)
+"""},
+        "must_fail": _AFFINE_BACKWARD_CELLS + ["test_affine_relu_backward"],
+        "message": _REFEREE,
+    },
+    {
+        "name": "shortcut: relu_backward is grader.lessons.layers' relu_backward",
+        "cells": {"relu_backward": """\
+def relu_backward(dout, cache):
+    from grader.lessons import layers
+    return layers.relu_backward(dout, cache)
+"""},
+        "must_fail": ["test_relu_backward", "test_affine_relu_backward"],
+        "message": _REFEREE,
+    },
+    {
+        # A forward handed to PyTorch: its backward cells get their cache from it, so they go too.
+        "name": "shortcut: sigmoid_forward is torch.sigmoid",
+        "cells": {"sigmoid_forward": """\
+def sigmoid_forward(x):
+    out = torch.sigmoid(torch.from_numpy(x)).numpy()
+    return out, out
+"""},
+        "must_fail": ["test_sigmoid_forward", "test_sigmoid_stable", "test_sigmoid_backward",
+                      "test_tanh_from_sigmoid_forward", "test_tanh_from_sigmoid_backward"],
+        "message": _REFUSED,
+    },
+    {
+        "name": "shortcut: affine_forward is F.linear",
+        "cells": {"affine_forward": """\
+def affine_forward(x, w, b):
+    rows = torch.from_numpy(x.reshape(x.shape[0], -1))
+    out = F.linear(rows, torch.from_numpy(w.T), torch.from_numpy(b)).numpy()
+    return out, (x, w, b)
+"""},
+        "must_fail": _AFFINE_FORWARD_CELLS,
+        "message": _REFUSED,
+    },
+    {
+        # Each branch is stable where np.where keeps it, but np.where computes both: exp(2000).
+        "name": "tanh_forward with two branches in np.where (overflows in the discarded one)",
+        "cells": {"tanh_forward": """\
+def tanh_forward(x):
+    out = np.where(x >= 0, (1 - np.exp(-2 * x)) / (1 + np.exp(-2 * x)),
+                   (np.exp(2 * x) - 1) / (np.exp(2 * x) + 1))
+    return out, out
+"""},
+        "must_fail": ["test_tanh_forward"],
+        "message": "overflow",
+    },
+    {
+        # Right numbers, but the brief asks for no loop: a batch of 16 runs too many lines.
+        "name": "affine_backward with a loop over the examples",
+        "cells": {"affine_backward": """\
+def affine_backward(dout, cache):
+    x, w, b = cache
+    rows = x.reshape(x.shape[0], -1)
+    dx = np.array([w @ dout[n] for n in range(len(rows))]).reshape(x.shape)
+    dw = sum(np.outer(rows[n], dout[n]) for n in range(len(rows)))
+    return dx, dw, dout.sum(axis=0)
+"""},
+        "must_fail": _AFFINE_BACKWARD_CELLS,
+        "message": "not Python loops",
+    },
+    {
+        "name": "affine_backward that calls affine_backward_loop",
+        "cells": {"affine_backward": """\
+def affine_backward(dout, cache):
+    return affine_backward_loop(dout, cache)
+"""},
+        "must_fail": _AFFINE_BACKWARD_CELLS,
+        "message": "not Python loops",
+    },
+    {
+        # The sandwich written out in NumPy, with the very caches the layers would have left.
+        "name": "affine_relu_forward without the layers",
+        "cells": {"affine_relu_forward": """\
+def affine_relu_forward(x, w, b):
+    a = x.reshape(x.shape[0], -1) @ w + b
+    return np.maximum(a, 0.0), ((x, w, b), a)
+"""},
+        "must_fail": ["test_affine_relu_forward", "test_affine_relu_backward"],
+        "message": "asks you to call",
+    },
+    {
+        "name": "affine_relu_backward without the layers' backward passes",
+        "cells": {"affine_relu_backward": """\
+def affine_relu_backward(dout, cache):
+    (x, w, b), a = cache
+    da = dout * (a > 0)
+    return (da @ w.T).reshape(x.shape), x.reshape(x.shape[0], -1).T @ da, da.sum(axis=0)
+"""},
+        "must_fail": ["test_affine_relu_backward"],
+        "message": "asks you to call",
     },
 ]

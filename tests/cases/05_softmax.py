@@ -3,7 +3,16 @@
 Graded by tests/cases/test_corpus.py (in process, on the lesson's contract cut): every
 alternative must score full marks; every mistake must score 0 on exactly the
 cells in `must_fail` and full marks elsewhere.
+
+Every check calls the student's functions through the setup cell's declaration (graded =
+Exercises(...)): PyTorch, the course's references and a changed input are refused wherever a
+function runs for a grade, softmax_loss_steps must call the six steps, softmax_backward must stay
+within 2 MB on rows of 1000 classes and more, and softmax_loss may not call the steps.
 """
+
+_REFUSED = "PyTorch is the referee of the checks, not the answer"
+_REFEREE = "one of the course's references"
+_SOFTMAX_LOSS_CELLS = ["test_softmax_loss_value", "test_softmax_loss_dx", "test_softmax_loss_stable"]
 
 ALTERNATIVES = {
     # np.logaddexp.reduce for log-sum-exp, a one-hot matrix from np.eye, no in-place edits.
@@ -164,7 +173,9 @@ def softmax_loss(x, y):
         # Right loss and dx, but the caller's scores are shifted in place.
         "name": "x shifted in place (x -= max)",
         "cells": {"softmax_loss": _softmax_loss(shift="x -= x.max(axis=1, keepdims=True)\n    shifted = x")},
-        "must_fail": ["test_softmax_loss_value"],
+        # the brief forbids it for the function, so every cell that grades it says so
+        "must_fail": ["test_softmax_loss_value", "test_softmax_loss_dx", "test_softmax_loss_stable"],
+        "message": "changed its argument x in place",
     },
     {
         "name": "every step of section 2 written another way (equivalent)",
@@ -312,7 +323,152 @@ def softmax_loss(x, y):
     (dx,) = torch.autograd.grad(loss, t)
     return loss.item(), dx.numpy()
 """},
-        "must_fail": ["test_softmax_loss_value", "test_softmax_loss_dx", "test_softmax_loss_stable"],
-        "message": "autograd is the referee here",
+        "must_fail": _SOFTMAX_LOSS_CELLS,
+        "message": _REFUSED,
+    },
+]
+
+# Shortcuts the declaration refuses, the rules of the briefs it enforces, and correct answers that
+# keep every point.
+_JACOBIAN_CELLS = ["test_softmax_backward"]
+_TOO_BIG = "do not build the big intermediate array"
+MISTAKES += [
+    {
+        # The course's softmax_loss from the package every student installs (lesson 6 names it).
+        "name": "shortcut: softmax_loss is grader.lessons.layers' softmax_loss",
+        "cells": {"softmax_loss": """\
+def softmax_loss(x, y):
+    from grader.lessons.layers import softmax_loss as course_softmax_loss
+    return course_softmax_loss(x, y)
+"""},
+        "must_fail": _SOFTMAX_LOSS_CELLS,
+        "message": _REFEREE,
+    },
+    {
+        "name": "shortcut: log_softmax is torch.log_softmax",
+        "cells": {"log_softmax": """\
+def log_softmax(x):
+    return torch.log_softmax(torch.from_numpy(x), dim=1).numpy()
+"""},
+        "must_fail": ["test_log_softmax"],
+        "message": _REFUSED,
+    },
+    {
+        # The loss from PyTorch's forward, dx written by hand: the forward is still PyTorch's.
+        "name": "shortcut: softmax_loss's loss from F.cross_entropy",
+        "cells": {"softmax_loss": """\
+def softmax_loss(x, y):
+    N = x.shape[0]
+    loss = F.cross_entropy(torch.from_numpy(x), torch.from_numpy(y)).item()
+    shifted = x - x.max(axis=1, keepdims=True)
+    dx = np.exp(shifted) / np.exp(shifted).sum(axis=1, keepdims=True)
+    dx[np.arange(N), y] -= 1
+    return loss, dx / N
+"""},
+        "must_fail": _SOFTMAX_LOSS_CELLS,
+        "message": _REFUSED,
+    },
+    {
+        # Right numbers, one C x C Jacobian per row: 8 MB for a row of 1000 classes.
+        "name": "softmax_backward through each row's Jacobian",
+        "cells": {"softmax_backward": """\
+def softmax_backward(dout, p):
+    dx = np.empty_like(dout)
+    for i in range(p.shape[0]):
+        J = np.diag(p[i]) - np.outer(p[i], p[i])
+        dx[i] = J.T @ dout[i]
+    return dx
+"""},
+        "must_fail": _JACOBIAN_CELLS,
+        "message": _TOO_BIG,
+    },
+    {
+        # The whole (N, C, C) Jacobian at once, contracted with einsum.
+        "name": "softmax_backward through the (N, C, C) Jacobian",
+        "cells": {"softmax_backward": """\
+def softmax_backward(dout, p):
+    J = p[:, :, None] * np.eye(p.shape[1]) - p[:, :, None] * p[:, None, :]
+    return np.einsum("nck,nc->nk", J, dout)
+"""},
+        "must_fail": _JACOBIAN_CELLS,
+        "message": _TOO_BIG,
+    },
+    {
+        "name": "softmax_backward calling softmax_jacobian row by row",
+        "cells": {"softmax_backward": """\
+def softmax_backward(dout, p):
+    return np.stack([softmax_jacobian(np.log(row)) @ up for row, up in zip(p, dout)])
+"""},
+        "must_fail": _JACOBIAN_CELLS,
+        "message": _TOO_BIG,
+    },
+    {
+        # The fused gradient under the steps' name: none of the six steps is called.
+        "name": "softmax_loss_steps without the steps",
+        "cells": {"softmax_loss_steps": """\
+def softmax_loss_steps(x, y):
+    N = x.shape[0]
+    p = np.exp(x) / np.exp(x).sum(axis=1, keepdims=True)
+    dx = p.copy()
+    dx[np.arange(N), y] -= 1
+    return -np.log(p[np.arange(N), y]).mean(), dx / N
+"""},
+        "must_fail": ["test_softmax_loss_steps"],
+        "message": "asks you to call",
+    },
+    {
+        # Five steps called, the last one replaced by its formula.
+        "name": "softmax_loss_steps with exp_backward's formula inline",
+        "cells": {"softmax_loss_steps": """\
+def softmax_loss_steps(x, y):
+    N = x.shape[0]
+    rows = np.arange(N)
+    e = np.exp(x)
+    s = e.sum(axis=1, keepdims=True)
+    p = e / s
+    q = p[rows, y]
+    l = -np.log(q)
+    dp = pick_backward(neg_log_backward(mean_backward(1.0, l), q), p, y)
+    de, ds = divide_backward(dp, e, s)
+    return l.mean(), (de + sum_backward(ds, e)) * e
+"""},
+        "must_fail": ["test_softmax_loss_steps"],
+        "message": "asks you to call exp_backward",
+    },
+    {
+        # Correct: exp_backward is linear in dout, so each of e's two gradients may go through it.
+        "name": "softmax_loss_steps with exp_backward once per path into e (equivalent)",
+        "cells": {"softmax_loss_steps": """\
+def softmax_loss_steps(x, y):
+    N = x.shape[0]
+    rows = np.arange(N)
+    e = np.exp(x)
+    s = e.sum(axis=1, keepdims=True)
+    p = e / s
+    q = p[rows, y]
+    l = -np.log(q)
+    dp = pick_backward(neg_log_backward(mean_backward(1.0, l), q), p, y)
+    de, ds = divide_backward(dp, e, s)
+    return l.mean(), exp_backward(de, e) + exp_backward(sum_backward(ds, e), e)
+"""},
+        "must_fail": [],
+    },
+    {
+        # CS231n's softmax_loss (assignment 2's layers.py): log-sum-exp after the shift, at +-1000.
+        "name": "CS231n-style stable softmax loss (equivalent)",
+        "cells": {"softmax_loss": """\
+def softmax_loss(x, y):
+    shifted_logits = x - np.max(x, axis=1, keepdims=True)
+    Z = np.sum(np.exp(shifted_logits), axis=1, keepdims=True)
+    log_probs = shifted_logits - np.log(Z)
+    probs = np.exp(log_probs)
+    N = x.shape[0]
+    loss = -np.sum(log_probs[np.arange(N), y]) / N
+    dx = probs.copy()
+    dx[np.arange(N), y] -= 1
+    dx /= N
+    return loss, dx
+"""},
+        "must_fail": [],
     },
 ]

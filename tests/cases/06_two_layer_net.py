@@ -13,6 +13,10 @@ test_xor_loss (1), test_xor_grads (2).
 The class mistakes below are an inline NumPy class (no layers, as a student may write it) with one
 or two lines changed (`_variant`), or the instructor's composition of the layers with one line
 changed (`_layered`); the step mistakes change one line of a step function (`_step`).
+
+Every check calls the student's code through the setup cell's declaration (graded =
+Exercises(...)): PyTorch and the lesson's referee are refused wherever it runs for a grade, and
+TwoLayerNet may call the five layer functions, the course's versions included (may_call).
 """
 
 from tests.nbgrader_harness import edited_solution
@@ -361,6 +365,11 @@ MISTAKES = [
     },
 ]
 
+_REFUSED = "PyTorch is the referee of the checks, not the answer"
+_REFEREE = "one of the course's references"
+_LOSS_CELLS = ["test_loss", "test_loss_reg", "test_dW2", "test_db2", "test_dW1", "test_db1", "test_reg_grads",
+               "test_stable"]
+
 # The whole backward pass of TwoLayerNet.loss handed to autograd: every cell that asks loss(X, y)
 # for its loss and gradients scores nothing.
 MISTAKES += [
@@ -379,7 +388,7 @@ MISTAKES += [
         grads = {k: v.grad.numpy() for k, v in t.items()}''')),
         "must_fail": ["test_loss", "test_loss_reg", "test_dW2", "test_db2", "test_dW1", "test_db1",
                       "test_reg_grads", "test_stable"],
-        "message": "autograd is the referee here",
+        "message": _REFUSED,
     },
 ]
 
@@ -461,5 +470,116 @@ MISTAKES += [
                         "            net.params[name] = net.params[name] - learning_rate * grads[name]\n"
                         "        history[-1] = float(net.loss(X[batch], y[batch])[0])\n"),
         "must_fail": ["test_train_steps", "test_train_history"],
+    },
+]
+
+# The declaration: what TwoLayerNet may call (the course's layers, or the student's own), and what
+# no exercise may.
+_OWN_LAYERS = '''\
+def affine_forward(x, w, b):
+    return x.reshape(x.shape[0], -1) @ w + b, (x, w, b)
+
+
+def affine_backward(dout, cache):
+    x, w, b = cache
+    return (dout @ w.T).reshape(x.shape), x.reshape(x.shape[0], -1).T @ dout, dout.sum(axis=0)
+
+
+def relu_forward(x):
+    return np.maximum(0.0, x), x
+
+
+def relu_backward(dout, cache):
+    return dout * (cache > 0)
+
+
+def log_softmax(x):
+    shifted = x - x.max(axis=1, keepdims=True)
+    return shifted - np.log(np.exp(shifted).sum(axis=1, keepdims=True))
+
+
+def softmax_loss(x, y):
+    N = x.shape[0]
+    log_p = log_softmax(x)
+    dx = np.exp(log_p)
+    dx[np.arange(N), y] -= 1
+    return -log_p[np.arange(N), y].mean(), dx / N
+
+
+'''
+_SOLUTION_CLASS = edited_solution("06_two_layer_net", "two_layer_net")["two_layer_net"]
+MISTAKES += [
+    {
+        # Section 2's optional cell: the student's own layers (and a helper they call) replace the
+        # course's; TwoLayerNet calls them, graded under its own rules.
+        "name": "TwoLayerNet built on the student's own layers (equivalent)",
+        "cells": {"two_layer_net": _OWN_LAYERS + _SOLUTION_CLASS},
+        "must_fail": [],
+    },
+    {
+        # The forward pass handed to PyTorch (the backward written by hand from its tensors).
+        "name": "shortcut: TwoLayerNet's forward pass in PyTorch",
+        "cells": {"two_layer_net": _variant(
+            ("z1 = X @ W1 + b1\n        h = np.maximum(z1, 0.0)\n        scores = h @ W2 + b2\n",
+             "t = {k: torch.from_numpy(v) for k, v in self.params.items()}\n"
+             "        z1 = (torch.from_numpy(X) @ t['W1'] + t['b1']).numpy()\n"
+             "        h = torch.relu(torch.from_numpy(z1)).numpy()\n"
+             "        scores = (torch.from_numpy(h) @ t['W2'] + t['b2']).numpy()\n"),
+        )},
+        "must_fail": ["test_scores"] + _LOSS_CELLS,
+        "message": _REFUSED,
+    },
+    {
+        # The locked cell's referee is refused by its code, whatever numbers it returns.
+        "name": "shortcut: TwoLayerNet.loss returns torch_two_layer_net's answer",
+        "cells": {"two_layer_net": _variant(
+            ("        N = X.shape[0]\n",
+             "        N = X.shape[0]\n        if y is not None:\n"
+             "            return torch_two_layer_net(self.params, X, y, self.reg)\n"),
+        )},
+        "must_fail": _LOSS_CELLS,
+        "message": _REFEREE,
+    },
+    {
+        "name": "shortcut: xor_net_loss's forward pass in PyTorch",
+        "cells": _step("xor_net_loss", """    h = np.tanh(X @ W1 + b1)
+    o = np.tanh(h @ W2 + b2)
+""", """    h = torch.tanh(torch.from_numpy(X @ W1 + b1)).numpy()
+    o = torch.tanh(torch.from_numpy(h @ W2 + b2)).numpy()
+"""),
+        "must_fail": ["test_xor_loss", "test_xor_grads"],
+        "message": _REFUSED,
+    },
+    {
+        "name": "shortcut: xor_net_loss returns torch_xor_net's answer",
+        "cells": {"xor_net_loss": """\
+def xor_net_loss(params, X, t):
+    return torch_xor_net(params, X, t)
+"""},
+        "must_fail": ["test_xor_loss", "test_xor_grads"],
+        "message": _REFEREE,
+    },
+    {
+        # The penalty's work handed to PyTorch: TwoLayerNet calls it too, so its loss cells go with it.
+        "name": "shortcut: l2_penalty's gradients from autograd",
+        "cells": {"l2_penalty": """\
+def l2_penalty(W1, W2, reg):
+    t1, t2 = torch.tensor(W1, requires_grad=True), torch.tensor(W2, requires_grad=True)
+    penalty = 0.5 * reg * ((t1 ** 2).sum() + (t2 ** 2).sum())
+    penalty.backward()
+    return penalty.item(), t1.grad.numpy(), t2.grad.numpy()
+"""},
+        "must_fail": ["test_l2_penalty"] + _LOSS_CELLS,
+        "message": _REFUSED,
+    },
+    {
+        # Right numbers, but the regularisation gradient is built in the weight's own array: dW1 is
+        # W1 itself, so net.params["W1"] changes (and the next step starts from the wrong weights).
+        "name": "TwoLayerNet.loss builds dW1 in W1's own array",
+        "cells": {"two_layer_net": _variant(('grads["W1"] = X.T @ dz1 + self.reg * W1',
+                                             'grads["W1"] = W1\n        grads["W1"] *= self.reg\n'
+                                             '        grads["W1"] += X.T @ dz1'))},
+        "must_fail": _LOSS_CELLS,
+        "message": "changed net.params['W1'] in place",
     },
 ]

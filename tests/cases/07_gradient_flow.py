@@ -174,11 +174,13 @@ def layer_gradient_norms(weights, x, dout, activation="tanh", residual=False):
         upstream = local @ w.T + skip
     return np.array(grads[::-1], dtype=np.float64)
 ''',
-    # Glorot *uniform*: U(-a, a) with a = sqrt(6 / (fan_in + fan_out)) has the same variance.
+    # Normal draws made by hand (Box-Muller: two uniforms give a standard normal), scaled after.
     "xavier_init": '''\
 def xavier_init(fan_in, fan_out, rng):
-    limit = np.sqrt(6.0 / (fan_in + fan_out))
-    return rng.uniform(-limit, limit, size=(fan_in, fan_out))
+    u1 = 1.0 - rng.random((fan_in, fan_out))           # in (0, 1]: the log stays finite
+    u2 = rng.random((fan_in, fan_out))
+    z = np.sqrt(-2.0 * np.log(u1)) * np.cos(2.0 * np.pi * u2)
+    return z * np.sqrt(2.0 / (fan_in + fan_out))
 ''',
     # standard_normal scaled afterwards, fans converted to float first.
     "he_init": '''\
@@ -285,7 +287,8 @@ MISTAKES = [
     {
         "name": "layer_backward: dw from dout instead of dz",
         "cells": _step("layer_backward", "dw = h_in.T @ dz", "dw = h_in.T @ dout"),
-        "must_fail": ["test_layer_backward_dw"],
+        # residual_layer_backward's reference returns layer_backward's dw, which its check reads
+        "must_fail": ["test_layer_backward_dw", "test_residual_layer_backward"],
     },
     {
         "name": "residual_layer_backward: the skip path forgotten",
@@ -319,5 +322,129 @@ MISTAKES = [
         "name": "carried_gradient_norms: W_hh instead of its transpose",
         "cells": _step("carried_gradient_norms", "carried = W_hh.T @ carried", "carried = W_hh @ carried"),
         "must_fail": ["test_carried_gradient_norms"],
+    },
+]
+
+# What the declaration in the setup cell (graded = Exercises(...)) enforces, in the visible checks
+# and the hidden tests alike: NumPy only, the lesson's references refused, inputs left as they came
+# in; and what the checks now test that they did not (residual_layer_backward's dw, normal draws).
+_TORCH = "PyTorch is the referee of the checks, not the answer"
+_REFERENCE = "one of the course's references"
+MISTAKES += [
+    {
+        # Glorot *uniform*, U(-a, a) with a = sqrt(6 / (fan_in + fan_out)): the right variance, but
+        # the brief asks for the normal distribution, and no uniform draw goes beyond 1.73 std.
+        "name": "xavier_init draws from the uniform distribution (right variance)",
+        "cells": {"xavier_init": _edit(_XAVIER, "    std = np.sqrt(2.0 / (fan_in + fan_out))\n"
+                                                "    return rng.normal(0.0, std, size=(fan_in, fan_out))",
+                                       "    limit = np.sqrt(6.0 / (fan_in + fan_out))\n"
+                                       "    return rng.uniform(-limit, limit, size=(fan_in, fan_out))")},
+        "must_fail": ["test_xavier_init_variance"],
+        "message": "beyond 2 standard deviations",
+    },
+    {
+        "name": "he_init draws from the uniform distribution (right variance)",
+        "cells": {"he_init": _edit(_HE, "rng.normal(0.0, np.sqrt(2.0 / fan_in), size=(fan_in, fan_out))",
+                                   "rng.uniform(-np.sqrt(6.0 / fan_in), np.sqrt(6.0 / fan_in),\n"
+                                   "                       size=(fan_in, fan_out))")},
+        "must_fail": ["test_he_init_variance"],
+        "message": "beyond 2 standard deviations",
+    },
+    {
+        # dh_in right, dw never computed: it scored while the check read dh_in only.
+        "name": "residual_layer_backward returns a dw of zeros",
+        "cells": _step("residual_layer_backward", "return dh_layer + dout, dw",
+                       "return dh_layer + dout, np.zeros_like(w)"),
+        "must_fail": ["test_residual_layer_backward"],
+    },
+    # --- inputs changed in place: ✓ in the visible checks, then lost in the hidden tests, before
+    {
+        # dz is dout itself, scaled in place: the values are right, the caller's dout is gone
+        # (residual_layer_backward hands its own dout to layer_backward).
+        "name": "layer_backward scales dout in place",
+        "cells": _step("layer_backward", "dz = dout * slope(z)", "dz = dout\n    dz *= slope(z)"),
+        "must_fail": ["test_layer_backward_dw", "test_layer_backward_dh", "test_residual_layer_backward"],
+        "message": "changed its argument dout in place",
+    },
+    {
+        "name": "dead_fraction applies the ReLU to its input in place",
+        "cells": {"dead_fraction": '''\
+def dead_fraction(pre_activations):
+    np.maximum(pre_activations, 0.0, out=pre_activations)
+    return float(np.mean(np.all(pre_activations == 0, axis=0)))
+'''},
+        "must_fail": ["test_dead_fraction", "test_dead_fraction_zeros"],
+        "message": "changed its argument pre_activations in place",
+    },
+    {
+        "name": "carried_gradient_norms normalises g in place",
+        "cells": _step("carried_gradient_norms", "    ratios = np.empty(steps)\n",
+                       "    ratios = np.empty(steps)\n    g /= np.linalg.norm(g)\n"),
+        "must_fail": ["test_carried_gradient_norms"],
+        "message": "changed its argument g in place",
+    },
+    # --- shortcuts: the exercise handed to PyTorch, or to one of the course's references
+    {
+        "name": "shortcut: xavier_init is torch.nn.init.xavier_normal_",
+        "cells": {"xavier_init": '''\
+def xavier_init(fan_in, fan_out, rng):
+    generator = torch.Generator().manual_seed(int(rng.integers(2 ** 62)))
+    w = torch.empty(fan_in, fan_out, dtype=torch.float64)
+    return torch.nn.init.xavier_normal_(w, generator=generator).numpy()
+'''},
+        "must_fail": ["test_xavier_init_variance", "test_xavier_init_rng"],
+        "message": _TORCH,
+    },
+    {
+        "name": "shortcut: layer_gradient_norms by PyTorch's autograd",
+        "cells": {"layer_gradient_norms": '''\
+def layer_gradient_norms(weights, x, dout, activation="tanh", residual=False):
+    act = {"sigmoid": torch.sigmoid, "tanh": torch.tanh, "relu": torch.relu,
+           "leaky_relu": lambda t: torch.nn.functional.leaky_relu(t, LEAK)}[activation]
+    ws = [torch.tensor(w, requires_grad=True) for w in weights]
+    h = torch.tensor(x)
+    for w in ws:
+        h = act(h @ w) + h if residual else act(h @ w)
+    (h * torch.tensor(dout)).sum().backward()
+    return np.array([w.grad.norm().item() for w in ws])
+'''},
+        "must_fail": ["test_layer_gradient_norms_tanh", "test_layer_gradient_norms_activations",
+                      "test_layer_gradient_norms_residual"],
+        "message": _TORCH,
+    },
+    {
+        # the toolkit's numerical gradient, imported inside the function under another name
+        "name": "shortcut: layer_gradient_norms by the toolkit's numerical gradients",
+        "cells": {"layer_gradient_norms": '''\
+def layer_gradient_norms(weights, x, dout, activation="tanh", residual=False):
+    from grader.numgrad import eval_numerical_gradient as nudge
+
+    def loss(_):
+        return np.sum(net_forward(weights, x, activation, residual)[1][-1] * dout)
+
+    return np.array([np.linalg.norm(nudge(loss, w)) for w in weights])
+'''},
+        "must_fail": ["test_layer_gradient_norms_tanh", "test_layer_gradient_norms_activations",
+                      "test_layer_gradient_norms_residual"],
+        "message": _REFERENCE,
+    },
+    {
+        "name": "shortcut: xavier_init's variance from the checks' init_variance_reference",
+        "cells": {"xavier_init": _edit(_XAVIER, "np.sqrt(2.0 / (fan_in + fan_out))",
+                                       'np.sqrt(init_variance_reference("xavier", fan_in, fan_out))')},
+        "must_fail": ["test_xavier_init_variance", "test_xavier_init_rng"],
+        "message": _REFERENCE,
+    },
+    {
+        # Xavier's variance of a square layer is 1/fan: the three conditions from the reference.
+        "name": "shortcut: steady_variances from the checks' init_variance_reference",
+        "cells": {"steady_variances": '''\
+def steady_variances(fan_in, fan_out):
+    return {"forward": init_variance_reference("xavier", fan_in, fan_in),
+            "backward": init_variance_reference("xavier", fan_out, fan_out),
+            "relu_forward": init_variance_reference("he", fan_in, fan_out)}
+'''},
+        "must_fail": ["test_steady_variances"],
+        "message": _REFERENCE,
     },
 ]

@@ -133,11 +133,12 @@ def layernorm_backward(dout, cache):
     return dx, (dout * xhat).sum(axis=0), dout.sum(axis=0)
 '''
 
-# Kratzert's staged batch norm backward written in the alt cell, with the term of dmu that flows
-# through the variance, dvar * mean(-2 xc), left out: that term is exactly zero in exact arithmetic
-# (the centred batch sums to zero), so leaving it out is not a mistake.
-_ALT_WITHOUT_ZERO_TERM = '''\
-def batchnorm_backward_alt(dout, cache):
+# Kratzert's staged batch norm backward, with the term of dmu that flows through the variance,
+# dvar * mean(-2 xc), left out: that term is exactly zero in exact arithmetic (the centred batch
+# sums to zero), so leaving it out is not a mistake. (Staged, it belongs in batchnorm_backward: the
+# alt cell asks for dx in one expression.)
+_STAGED_WITHOUT_ZERO_TERM = '''\
+def batchnorm_backward(dout, cache):
     xhat, xc, inv_std, gamma = cache["xhat"], cache["xc"], cache["inv_std"], cache["gamma"]
     N = dout.shape[0]
     dxhat = dout * gamma
@@ -183,8 +184,8 @@ MISTAKES = [
         "must_fail": ["test_batchnorm_backward_dx"],
     },
     {
-        "name": "not a mistake: the staged alt without dmu's zero term through the variance",
-        "cells": {"batchnorm_backward_alt": _ALT_WITHOUT_ZERO_TERM},
+        "name": "not a mistake: the staged backward without dmu's zero term through the variance",
+        "cells": {"batchnorm_backward": _STAGED_WITHOUT_ZERO_TERM},
         "must_fail": [],
     },
     {
@@ -496,5 +497,223 @@ def batchnorm_backward_alt(dout, cache):
     return dx, dbeta, dbeta
 """},
         "must_fail": ["test_batchnorm_backward_alt"],
+    },
+]
+
+
+# What the declaration in the setup cell (graded = Exercises(...)) enforces, in the visible checks
+# and the hidden tests alike: NumPy only, the course's references refused, every argument left as
+# it came in except an update rule's w and config and batch norm's bn_param; the one-expression
+# batchnorm_backward_alt without the staged steps, in at most 9 lines of Python.
+_TORCH = "PyTorch is the referee of the checks, not the answer"
+_REFERENCE = "one of the course's references"
+_BN_TRAIN_CELLS = ["test_batchnorm_train", "test_batchnorm_running", "test_batchnorm_backward_dx",
+                   "test_batchnorm_backward_dgamma", "test_batchnorm_backward_dbeta",
+                   "test_batchnorm_backward_alt"]
+_LN_CELLS = ["test_layernorm_forward", "test_layernorm_dx", "test_layernorm_dparams"]
+_LN_FORWARD = _answer("layernorm_forward")
+
+MISTAKES += [
+    # --- batchnorm_backward_alt: one expression, not the staged steps
+    {
+        # The staged backward pasted as it stands: 10 lines of Python where the budget is 9.
+        "name": "batchnorm_backward_alt: the staged steps pasted inline",
+        "cells": {"batchnorm_backward_alt": _answer("batchnorm_backward").replace(
+            "def batchnorm_backward(", "def batchnorm_backward_alt(")},
+        "must_fail": ["test_batchnorm_backward_alt"],
+        "message": "ran 10 lines of Python",
+    },
+    {
+        "name": "batchnorm_backward_alt that calls scale_shift_backward",
+        "cells": {"batchnorm_backward_alt": """\
+def batchnorm_backward_alt(dout, cache):
+    xhat, inv_std, gamma = cache["xhat"], cache["inv_std"], cache["gamma"]
+    g, dgamma, dbeta = scale_shift_backward(dout, xhat, gamma)
+    dx = inv_std * (g - g.mean(axis=0) - xhat * (g * xhat).mean(axis=0))
+    return dx, dgamma, dbeta
+"""},
+        "must_fail": ["test_batchnorm_backward_alt"],
+        "message": "not to call scale_shift_backward",
+    },
+    {
+        # Means of dout instead of sums of g (gamma is the same for the whole batch).
+        "name": "not a mistake: batchnorm_backward_alt with means of dout",
+        "cells": {"batchnorm_backward_alt": """\
+def batchnorm_backward_alt(dout, cache):
+    xhat, inv_std, gamma = cache["xhat"], cache["inv_std"], cache["gamma"]
+    dx = gamma * inv_std * (dout - np.mean(dout, axis=0) - xhat * np.mean(dout * xhat, axis=0))
+    return dx, np.sum(dout * xhat, axis=0), np.sum(dout, axis=0)
+"""},
+        "must_fail": [],
+    },
+    {
+        # The longest one-expression writing the budget is for: every read, g and both gradients on
+        # a line of their own (9 lines).
+        "name": "not a mistake: batchnorm_backward_alt one step per line",
+        "cells": {"batchnorm_backward_alt": """\
+def batchnorm_backward_alt(dout, cache):
+    xhat = cache["xhat"]
+    inv_std = cache["inv_std"]
+    gamma = cache["gamma"]
+    N = dout.shape[0]
+    g = gamma * dout
+    dgamma = np.sum(dout * xhat, axis=0)
+    dbeta = np.sum(dout, axis=0)
+    dx = (inv_std / N) * (N * g - g.sum(axis=0) - xhat * (g * xhat).sum(axis=0))
+    return dx, dgamma, dbeta
+"""},
+        "must_fail": [],
+    },
+    # --- inputs changed in place: ✓ in the visible checks, then lost in the hidden tests, before
+    {
+        "name": "batchnorm_forward centres x in place",
+        "cells": _mistake("batchnorm_forward", ("xc = x - mu", "xc = x\n        xc -= mu")),
+        "must_fail": _BN_TRAIN_CELLS,
+        "message": "changed its argument x in place",
+    },
+    {
+        # Test mode updates the running averages with the test batch, as train mode does.
+        "name": "batchnorm_forward updates the running averages in test mode",
+        "cells": _mistake("batchnorm_forward", (
+            "        cache = None\n",
+            "        cache = None\n"
+            "        running_mean = momentum * running_mean + (1 - momentum) * x.mean(axis=0)\n")),
+        "must_fail": ["test_batchnorm_test"],
+        "message": "test mode changed bn_param",
+    },
+    {
+        # CS231n's interface lets bn_param change: its arrays updated in place are the same update.
+        "name": "not a mistake: batchnorm_forward updates the running averages in place",
+        "cells": _mistake(
+            "batchnorm_forward",
+            ("        running_mean = momentum * running_mean + (1 - momentum) * mu\n"
+             "        running_var = momentum * running_var + (1 - momentum) * var\n",
+             "        running_mean *= momentum\n        running_mean += (1 - momentum) * mu\n"
+             "        running_var *= momentum\n        running_var += (1 - momentum) * var\n"),
+            ('running_mean = bn_param.get("running_mean", np.zeros(D))',
+             'running_mean = bn_param.setdefault("running_mean", np.zeros(D))'),
+            ('running_var = bn_param.get("running_var", np.zeros(D))',
+             'running_var = bn_param.setdefault("running_var", np.zeros(D))')),
+        "must_fail": [],
+    },
+    {
+        # The learning rate folded into dw in place: the trajectory is right (the checks hand the
+        # rule copies), the caller's gradient is not.
+        "name": "sgd_momentum scales dw in place",
+        "cells": {"optim_sgd_momentum": _edit(
+            _MOMENTUM, 'v = config["momentum"] * v - config["learning_rate"] * dw',
+            'dw *= config["learning_rate"]\n    v = config["momentum"] * v - dw')},
+        "must_fail": ["optim_sgd_momentum_steps", "optim_sgd_momentum_config"],
+        "message": "changed its argument dw in place",
+    },
+    {
+        "name": "layernorm_backward scales dout by gamma in place",
+        "cells": _mistake("layernorm_backward", ("g = dout * gamma", "g = dout\n    g *= gamma")),
+        "must_fail": ["test_layernorm_dx", "test_layernorm_dparams"],
+        "message": "changed its argument dout in place",
+    },
+    {
+        # The mask kept in a global instead of the cache: right after one forward call, wrong when
+        # a backward call follows another forward call.
+        "name": "dropout: the mask of the last forward call, from a global",
+        "cells": {"dropout_forward": _edit(_DROPOUT_FORWARD, "    cache = (dropout_param, mask)\n",
+                                           "    global last_mask\n    last_mask = mask\n"
+                                           "    cache = (dropout_param, mask)\n"),
+                  "dropout_backward": _edit(_DROPOUT_BACKWARD, "dx = dout * mask", "dx = dout * last_mask")},
+        "must_fail": ["dropout_backward_train"],
+    },
+    # --- shortcuts: the exercise handed to PyTorch, or to one of the course's references
+    {
+        "name": "shortcut: batchnorm_forward's output from torch.nn.functional.batch_norm",
+        "cells": _mistake(
+            "batchnorm_forward",
+            ("        out = gamma * xhat + beta\n",
+             "        t = [torch.tensor(a) for a in (x, gamma, beta)]\n"
+             "        F = torch.nn.functional\n"
+             "        out = F.batch_norm(t[0], None, None, *t[1:], training=True, eps=eps).numpy()\n"),
+            ("        out = gamma * (x - running_mean) / np.sqrt(running_var + eps) + beta\n",
+             "        t = [torch.tensor(a) for a in (x, running_mean, running_var, gamma, beta)]\n"
+             "        out = torch.nn.functional.batch_norm(*t, training=False, eps=eps).numpy()\n")),
+        "must_fail": ["test_batchnorm_test", *_BN_TRAIN_CELLS],
+        "message": _TORCH,
+    },
+    {
+        "name": "shortcut: batchnorm_forward's running averages from running_averages",
+        "cells": _mistake(
+            "batchnorm_forward",
+            ("        running_mean = momentum * running_mean + (1 - momentum) * mu\n"
+             "        running_var = momentum * running_var + (1 - momentum) * var\n",
+             "        ((running_mean, running_var),) = running_averages(\n"
+             "            [x], momentum, running_mean, running_var)\n")),
+        "must_fail": _BN_TRAIN_CELLS,
+        "message": _REFERENCE,
+    },
+    {
+        "name": "shortcut: sgd_momentum is optimiser_reference",
+        "cells": {"optim_sgd_momentum": """\
+def sgd_momentum(w, dw, config=None):
+    config = {} if config is None else config
+    trajectory, state = optimiser_reference("sgd_momentum", w, [dw], config)
+    config.update({**DEFAULTS["sgd_momentum"], **config, **state})
+    return trajectory[-1], config
+"""},
+        "must_fail": ["optim_sgd_momentum_steps", "optim_sgd_momentum_config"],
+        "message": _REFERENCE,
+    },
+    {
+        "name": "shortcut: rmsprop is optimiser_reference",
+        "cells": {"optim_rmsprop": """\
+def rmsprop(w, dw, config=None):
+    config = {} if config is None else config
+    trajectory, state = optimiser_reference("rmsprop", w, [dw], config)
+    config.update({**DEFAULTS["rmsprop"], **config, **state})
+    return trajectory[-1], config
+"""},
+        "must_fail": ["optim_rmsprop_steps", "optim_rmsprop_config"],
+        "message": _REFERENCE,
+    },
+    {
+        # imported under another name, inside the function
+        "name": "shortcut: adam is optimiser_reference",
+        "cells": {"optim_adam": """\
+def adam(w, dw, config=None):
+    from grader.lessons import deep_nets_reference as ref
+    config = {} if config is None else config
+    trajectory, state = ref.optimiser_reference("adam", w, [dw], config)
+    config.update({**DEFAULTS["adam"], **config, **state, "t": int(state["t"])})
+    return trajectory[-1], config
+"""},
+        "must_fail": ["optim_adam_steps", "optim_adam_first_step", "optim_adam_config"],
+        "message": _REFERENCE,
+    },
+    {
+        "name": "shortcut: dropout_backward is dropout_dx",
+        "cells": {"dropout_backward": _edit(_DROPOUT_BACKWARD, "dx = dout * mask",
+                                            'dx = dropout_dx(mask, dout, dropout_param["p"])')},
+        "must_fail": ["dropout_backward_train"],
+        "message": _REFERENCE,
+    },
+    {
+        # attention_reference's layer norm (PyTorch's, eps 1e-5), its own cache beside.
+        "name": "shortcut: layernorm_forward is attention_reference's",
+        "cells": {"layernorm_forward": _edit(
+            _LN_FORWARD, "    out = gamma * xhat + beta\n",
+            "    from grader.lessons.attention_reference import layernorm_forward as reference\n"
+            "    out, _ = reference(x, gamma, beta)\n")},
+        "must_fail": _LN_CELLS,
+        "message": _REFERENCE,
+    },
+    {
+        "name": "shortcut: layernorm_backward is attention_reference's",
+        "cells": {"layernorm_forward": _edit(_LN_FORWARD,
+                                             'cache = {"xhat": xhat, "inv_std": inv_std, "gamma": gamma}',
+                                             'cache = {"x": x, "gamma": gamma, "beta": beta}'),
+                  "layernorm_backward": """\
+def layernorm_backward(dout, cache):
+    from grader.lessons.attention_reference import layernorm_backward as reference
+    return reference(dout, (cache["x"], cache["gamma"], cache["beta"]))
+"""},
+        "must_fail": ["test_layernorm_dx", "test_layernorm_dparams"],
+        "message": _REFERENCE,
     },
 ]

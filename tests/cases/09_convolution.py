@@ -9,6 +9,10 @@ Graded cells: test_conv_forward (2); test_conv_backward_dx (2), test_conv_backwa
 test_conv_backward_db (1); test_max_pool_forward (1), test_max_pool_backward (2);
 test_conv_forward_im2col (2); test_conv_im2col_dx (2), test_conv_im2col_dw (2), test_conv_im2col_db (1).
 
+Every check calls the student's functions through the setup cell's declaration (graded.<name>):
+NumPy only, every argument left unchanged; the im2col versions without the loop versions and
+within a budget of lines of Python (the end of this file).
+
 Mistakes are the instructor's solution with one fragment changed (`_mistake`, which fails loudly
 when the fragment is gone). An alternative that replaces a forward and its backward together
 (its own cache) is a MISTAKES entry with an empty must_fail.
@@ -308,5 +312,193 @@ def conv_forward_im2col(x, w, b, conv_param):
     return out, (x.shape, w, cols, conv_param)
 """},
         "must_fail": [],
+    },
+]
+
+# The declaration in the setup cell (graded = Exercises(...)): the im2col versions run with the loop
+# versions refused and a budget of lines of Python (max_lines), in the visible checks and the hidden
+# tests alike; the visible checks include a batch of 4 images of 32 × 32, where a loop over the
+# examples, filters or positions runs thousands of lines. Every argument must come back unchanged.
+_NOT_LOOPS = "with no loop over the examples, filters or output positions"
+
+
+def _renamed(gid: str, new_name: str) -> str:
+    """The instructor's solution of `gid` (markers removed), the function renamed to new_name."""
+    source = _solution(gid)
+    assert source.count(f"def {gid}(") == 1, gid
+    return source.replace(f"def {gid}(", f"def {new_name}(")
+
+
+MISTAKES += [
+    {
+        # The shortcut the review found (7 points): the loops of sections 1 and 2 pasted into the
+        # im2col cells under the new names.
+        "name": "im2col versions that are the loop versions pasted",
+        "cells": {"conv_forward_im2col": _renamed("conv_forward_naive", "conv_forward_im2col"),
+                  "conv_backward_im2col": _renamed("conv_backward_naive", "conv_backward_im2col")},
+        "must_fail": ["test_conv_forward_im2col", "test_conv_im2col_dx", "test_conv_im2col_dw",
+                      "test_conv_im2col_db"],
+        "message": _NOT_LOOPS,
+    },
+    {
+        # Half-vectorised: a loop over the output positions, the examples and filters in one product.
+        "name": "im2col versions with a loop over the output positions",
+        "cells": {"conv_forward_im2col": '''\
+def conv_forward_im2col(x, w, b, conv_param):
+    stride, pad = conv_param["stride"], conv_param["pad"]
+    N, C, H, W = x.shape
+    F, _, HH, WW = w.shape
+    H_out = 1 + (H + 2 * pad - HH) // stride
+    W_out = 1 + (W + 2 * pad - WW) // stride
+    x_pad = np.pad(x, ((0, 0), (0, 0), (pad, pad), (pad, pad)))
+    out = np.zeros((N, F, H_out, W_out))
+    for i in range(H_out):
+        for j in range(W_out):
+            window = x_pad[:, :, i * stride:i * stride + HH, j * stride:j * stride + WW]
+            out[:, :, i, j] = window.reshape(N, -1) @ w.reshape(F, -1).T + b
+    return out, (x, w, b, conv_param)
+''', "conv_backward_im2col": '''\
+def conv_backward_im2col(dout, cache):
+    x, w, b, conv_param = cache
+    stride, pad = conv_param["stride"], conv_param["pad"]
+    N, C, H, W = x.shape
+    F, _, HH, WW = w.shape
+    _, _, H_out, W_out = dout.shape
+    x_pad = np.pad(x, ((0, 0), (0, 0), (pad, pad), (pad, pad)))
+    dx_pad = np.zeros_like(x_pad)
+    dw = np.zeros_like(w)
+    for i in range(H_out):
+        for j in range(W_out):
+            rows, cols = slice(i * stride, i * stride + HH), slice(j * stride, j * stride + WW)
+            dw += (dout[:, :, i, j].T @ x_pad[:, :, rows, cols].reshape(N, -1)).reshape(w.shape)
+            dx_pad[:, :, rows, cols] += (dout[:, :, i, j] @ w.reshape(F, -1)).reshape(N, C, HH, WW)
+    return dx_pad[:, :, pad:pad + H, pad:pad + W], dw, dout.sum(axis=(0, 2, 3))
+'''},
+        "must_fail": ["test_conv_forward_im2col", "test_conv_im2col_dx", "test_conv_im2col_dw",
+                      "test_conv_im2col_db"],
+        "message": _NOT_LOOPS,
+    },
+    {
+        # col2im by a loop over the output positions (each window's gradient added back where the
+        # forward read it), the forward vectorised: the backward alone runs over its budget.
+        "name": "im2col backward with col2im looping over the output positions",
+        "cells": {"conv_backward_im2col": '''\
+def conv_backward_im2col(dout, cache):
+    x_shape, w, cols, conv_param = cache
+    stride, pad = conv_param["stride"], conv_param["pad"]
+    N, C, H, W = x_shape
+    F, _, HH, WW = w.shape
+    _, _, H_out, W_out = dout.shape
+    dout_mat = dout.transpose(1, 0, 2, 3).reshape(F, -1)
+    dw = (dout_mat @ cols.T).reshape(w.shape)
+    db = dout_mat.sum(axis=1)
+    dwindows = (w.reshape(F, -1).T @ dout_mat).reshape(C, HH, WW, N, H_out, W_out)
+    dx_pad = np.zeros((N, C, H + 2 * pad, W + 2 * pad))
+    for i in range(H_out):
+        for j in range(W_out):
+            rows, columns = slice(i * stride, i * stride + HH), slice(j * stride, j * stride + WW)
+            dx_pad[:, :, rows, columns] += dwindows[..., i, j].transpose(3, 0, 1, 2)
+    return dx_pad[:, :, pad:pad + H, pad:pad + W], dw, db
+'''},
+        "must_fail": ["test_conv_im2col_dx", "test_conv_im2col_dw", "test_conv_im2col_db"],
+        "message": "conv_backward_im2col ran",
+    },
+    {
+        # The brief allows a loop over the kernel's offsets; one over the channels too stays far
+        # below the line budget (about 460 lines for a 5 × 5 kernel over 4 channels, of 1000).
+        "name": "not a mistake: im2col with loops over the channels and the kernel offsets",
+        "cells": {"conv_forward_im2col": '''\
+def conv_forward_im2col(x, w, b, conv_param):
+    stride, pad = conv_param["stride"], conv_param["pad"]
+    N, C, H, W = x.shape
+    F, _, HH, WW = w.shape
+    H_out = 1 + (H + 2 * pad - HH) // stride
+    W_out = 1 + (W + 2 * pad - WW) // stride
+    x_pad = np.pad(x, ((0, 0), (0, 0), (pad, pad), (pad, pad)))
+    cols = np.empty((C * HH * WW, N * H_out * W_out))
+    for c in range(C):
+        for r in range(HH):
+            for s in range(WW):
+                rows = slice(r, r + stride * H_out, stride)
+                columns = slice(s, s + stride * W_out, stride)
+                cols[(c * HH + r) * WW + s] = x_pad[:, c, rows, columns].reshape(-1)
+    out = (w.reshape(F, -1) @ cols + b[:, None]).reshape(F, N, H_out, W_out).transpose(1, 0, 2, 3)
+    return out, (x.shape, w, cols, conv_param)
+''', "conv_backward_im2col": '''\
+def conv_backward_im2col(dout, cache):
+    (N, C, H, W), w, cols, conv_param = cache
+    stride, pad = conv_param["stride"], conv_param["pad"]
+    F, _, HH, WW = w.shape
+    _, _, H_out, W_out = dout.shape
+    dout_mat = dout.transpose(1, 0, 2, 3).reshape(F, -1)
+    dcols = w.reshape(F, -1).T @ dout_mat
+    dx_pad = np.zeros((N, C, H + 2 * pad, W + 2 * pad))
+    for c in range(C):
+        for r in range(HH):
+            for s in range(WW):
+                rows = slice(r, r + stride * H_out, stride)
+                columns = slice(s, s + stride * W_out, stride)
+                dx_pad[:, c, rows, columns] += dcols[(c * HH + r) * WW + s].reshape(N, H_out, W_out)
+    dx = dx_pad[:, :, pad:pad + H, pad:pad + W]
+    return dx, (dout_mat @ cols.T).reshape(w.shape), dout_mat.sum(axis=1)
+'''},
+        "must_fail": [],
+    },
+    {
+        # The im2col forward as a wrapper that reaches the loop version under another name.
+        "name": "im2col forward reaching the loop version through globals()",
+        "cells": {"conv_forward_im2col": '''\
+def conv_forward_im2col(x, w, b, conv_param):
+    loops = globals()["conv_forward_naive"]
+    out, (x, w, b, conv_param) = loops(x, w, b, conv_param)
+    N, C, H, W = x.shape
+    F, _, HH, WW = w.shape
+    stride, pad = conv_param["stride"], conv_param["pad"]
+    H_out, W_out = out.shape[2:]
+    x_pad = np.pad(x, ((0, 0), (0, 0), (pad, pad), (pad, pad)))
+    patches = np.zeros((N, C, HH, WW, H_out, W_out))
+    for r in range(HH):
+        for s in range(WW):
+            patches[:, :, r, s] = x_pad[:, :, r:r + stride * H_out:stride, s:s + stride * W_out:stride]
+    cols = patches.transpose(1, 2, 3, 0, 4, 5).reshape(C * HH * WW, N * H_out * W_out)
+    return out, (x.shape, w, cols, conv_param)
+'''},
+        "must_fail": ["test_conv_forward_im2col", "test_conv_im2col_dx", "test_conv_im2col_dw",
+                      "test_conv_im2col_db"],
+        "message": "this exercise asks you not to call conv_forward_naive",
+    },
+    {
+        # Forward handed to PyTorch directly (not through the setup's torch_conv).
+        "name": "conv_forward_naive computed by torch.nn.functional.conv2d",
+        "cells": {"conv_forward_naive": '''\
+def conv_forward_naive(x, w, b, conv_param):
+    out = torch.nn.functional.conv2d(torch.from_numpy(x), torch.from_numpy(w), torch.from_numpy(b),
+                                     stride=conv_param["stride"], padding=conv_param["pad"])
+    return out.numpy(), (x, w, b, conv_param)
+'''},
+        "must_fail": ["test_conv_forward", "test_conv_backward_dx", "test_conv_backward_dw",
+                      "test_conv_backward_db"],
+        "message": "PyTorch is the referee of the checks, not the answer",
+    },
+    {
+        # Reshaping by assigning .shape changes the caller's array: dout comes back (N, F, H'·W').
+        "name": "conv_backward_naive reshapes dout in place",
+        "cells": _mistake("conv_backward_naive", (
+            "db = np.sum(dout, axis=(0, 2, 3))",
+            "dout.shape = (N, F, H_out * W_out)\n    db = np.sum(dout, axis=(0, 2))")),
+        "must_fail": ["test_conv_backward_dx", "test_conv_backward_dw", "test_conv_backward_db"],
+        "message": "changed its argument dout in place",
+    },
+    {
+        # The demo net's own 2×2 max pool (grader.lessons.conv_experiments), right for the visible
+        # check's 2 × 2 windows at stride 2 only: a referee, refused there too.
+        "name": "max pool forward by the conv net's 2×2 pool of the package",
+        "cells": {"max_pool_forward_naive": '''\
+def max_pool_forward_naive(x, pool_param):
+    from grader.lessons.conv_experiments import _pool2_forward
+    return _pool2_forward(x)[0], (x, pool_param)
+'''},
+        "must_fail": ["test_max_pool_forward", "test_max_pool_backward"],
+        "message": "is one of the course's references",
     },
 ]

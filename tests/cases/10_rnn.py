@@ -18,7 +18,9 @@ Graded cells (35 points):
 
 The backward checks compare each gradient with the true gradient of the layer (PyTorch's nn.RNN
 and the temporal affine layer, by autograd) once the student's forward matches it: a forward
-mistake costs the backward cells too, which then say "fix it first".
+mistake costs the backward cells too, which then say "fix it first". Every check calls the
+student's functions through the setup cell's declaration (graded.<name>): NumPy only, the
+lesson's references refused, every argument left unchanged.
 Each mistake below is a reference cell with one or two lines changed (`_variant`).
 """
 
@@ -423,7 +425,11 @@ def clip_gradients(grads, max_norm):
             ("clipped = {name: g * scale for name, g in grads.items()}",
              "for g in grads.values():\n        g *= scale\n    clipped = dict(grads)"),
         ),
-        "must_fail": ["test_clip_inputs_unchanged"],
+        # refused by the declaration wherever the gradients are clipped (below max_norm, scale 1
+        # leaves them as they were)
+        "must_fail": ["test_clip_scaling", "test_clip_total_norm", "test_clip_inputs_unchanged",
+                      "test_clip_keys"],
+        "message": "changed its argument grads in place",
     },
     {
         # Below max_norm the input dict itself comes back (the hidden test covers that case).
@@ -547,5 +553,178 @@ def clip_gradients(grads, max_norm):
              "weight = np.ones(N * T) / N"),
         ),
         "must_fail": ["test_temporal_softmax_loss", "test_temporal_softmax_loss_dx"],
+    },
+]
+
+# The declaration in the setup cell (graded = Exercises(...)): NumPy only, the lesson's references
+# refused, every argument left unchanged, in the visible checks and the hidden tests alike. The
+# visible checks include scores of ±1000, one sequence of one step and all-zero gradients; the
+# softmax's dx and the embedding's dW are compared with PyTorch's gradients, not with the
+# student's own forward.
+_REFUSED = "PyTorch is the referee of the checks, not the answer"
+_REFEREE = "is one of the course's references"
+
+MISTAKES += [
+    {
+        # The review's experiment: each step's carry added into dh[:, t - 1] in place. The gradients
+        # are right; the caller's dh is not.
+        "name": "rnn_backward adds the carry into dh in place",
+        "cells": {"rnn_backward": '''\
+def rnn_backward(dh, cache):
+    N, T, H = dh.shape
+    dx_steps = [None] * T
+    dWx = dWh = db = 0.0
+    for t in reversed(range(T)):
+        dx_steps[t], dprev_h, dWx_t, dWh_t, db_t = rnn_step_backward(dh[:, t, :], cache[t])
+        if t > 0:
+            dh[:, t - 1, :] += dprev_h
+        dWx = dWx + dWx_t
+        dWh = dWh + dWh_t
+        db = db + db_t
+    return np.stack(dx_steps, axis=1), dprev_h, dWx, dWh, db
+'''},
+        "must_fail": _RNN_BACKWARD,
+        "message": "changed its argument dh in place",
+    },
+    {
+        # x.reshape is a view of x: shifting it in place shifts the caller's scores.
+        "name": "temporal softmax shifts x in place",
+        "cells": _variant(
+            "temporal_softmax_loss",
+            ("shifted = x_flat - x_flat.max(axis=1, keepdims=True)",
+             "x_flat -= x_flat.max(axis=1, keepdims=True)\n    shifted = x_flat"),
+        ),
+        "must_fail": ["test_temporal_softmax_loss", "test_temporal_softmax_loss_dx"],
+        "message": "changed its argument x in place",
+    },
+    {
+        # CS231n's temporal_softmax_loss: log of the shifted probabilities. At scores of ±1000 a
+        # target's probability underflows to 0: log(0) = -inf, and 0 · (-inf) = NaN at a masked
+        # position. Its dx, from the probabilities, is right.
+        "name": "CS231n's loss, the log of the probabilities (NaN at ±1000)",
+        "cells": {"temporal_softmax_loss": '''\
+def temporal_softmax_loss(x, y, mask):
+    N, T, V = x.shape
+    x_flat = x.reshape(N * T, V)
+    y_flat = y.reshape(N * T)
+    mask_flat = mask.reshape(N * T)
+    probs = np.exp(x_flat - np.max(x_flat, axis=1, keepdims=True))
+    probs /= np.sum(probs, axis=1, keepdims=True)
+    loss = -np.sum(mask_flat * np.log(probs[np.arange(N * T), y_flat])) / N
+    dx_flat = probs.copy()
+    dx_flat[np.arange(N * T), y_flat] -= 1
+    dx_flat /= N
+    dx_flat *= mask_flat[:, None]
+    dx = dx_flat.reshape(N, T, V)
+    return loss, dx
+'''},
+        "must_fail": ["test_temporal_softmax_loss"],
+        "message": "log(0) = −inf",
+    },
+    {
+        # The stable form: log-probabilities from the log-sum-exp (here np.logaddexp.reduce).
+        "name": "not a mistake: CS231n's loss with the log-sum-exp (np.logaddexp.reduce)",
+        "cells": {"temporal_softmax_loss": '''\
+def temporal_softmax_loss(x, y, mask):
+    N, T, V = x.shape
+    x_flat = x.reshape(N * T, V)
+    y_flat = y.reshape(N * T)
+    mask_flat = mask.reshape(N * T)
+    log_probs = x_flat - np.logaddexp.reduce(x_flat, axis=1, keepdims=True)
+    loss = -np.sum(mask_flat * log_probs[np.arange(N * T), y_flat]) / N
+    dx_flat = np.exp(log_probs)
+    dx_flat[np.arange(N * T), y_flat] -= 1
+    dx_flat *= mask_flat[:, None] / N
+    return loss, dx_flat.reshape(N, T, V)
+'''},
+        "must_fail": [],
+    },
+    {
+        # The loss counts the masked positions; dx is right, and is now checked against PyTorch's
+        # gradient (not the numerical gradient of this loss): the dx cell keeps its points.
+        "name": "temporal softmax loss unmasked, dx right",
+        "cells": _variant(
+            "temporal_softmax_loss",
+            ("loss = -np.sum(weight * log_probs[rows, y_flat])",
+             "loss = -np.sum(log_probs[rows, y_flat]) / N"),
+        ),
+        "must_fail": ["test_temporal_softmax_loss"],
+    },
+    {
+        # The out of the lookup with the batch and time axes swapped; the cache and the backward
+        # are right, and dW (checked against PyTorch's gradient) keeps its points.
+        "name": "embedding forward with the batch and time axes swapped",
+        "cells": {"word_embedding_forward": '''\
+def word_embedding_forward(x, W):
+    return W[x.T], (x, W.shape)
+'''},
+        "must_fail": ["test_word_embedding_forward"],
+    },
+    {
+        # The review's experiment C2: the step's tanh computed by PyTorch. rnn_forward calls it, and
+        # every backward check needs the forward first.
+        "name": "rnn_step_forward with torch.tanh",
+        "cells": {"rnn_step_forward": '''\
+def rnn_step_forward(x, prev_h, Wx, Wh, b):
+    next_h = torch.tanh(torch.from_numpy(x @ Wx + prev_h @ Wh + b)).numpy()
+    return next_h, (x, prev_h, Wx, Wh, next_h)
+'''},
+        "must_fail": ["test_rnn_step_forward", *_STEP_BACKWARD, "test_rnn_forward", *_RNN_BACKWARD],
+        "message": _REFUSED,
+    },
+    {
+        # The lesson's referee, torch_rnn (imported in the setup cell), as the answer.
+        "name": "rnn_forward calls the referee torch_rnn",
+        "cells": {"rnn_forward": '''\
+def rnn_forward(x, h0, Wx, Wh, b):
+    h = torch_rnn(x, h0, Wx, Wh, b)
+    prev = np.concatenate([h0[:, None, :], h[:, :-1]], axis=1)
+    return h, [(x[:, t], prev[:, t], Wx, Wh, h[:, t]) for t in range(x.shape[1])]
+'''},
+        "must_fail": ["test_rnn_forward", *_RNN_BACKWARD],
+        "message": _REFEREE,
+    },
+    {
+        # Lesson 5's softmax loss from the course's package, on the kept positions.
+        "name": "temporal softmax by the package's softmax_loss",
+        "cells": {"temporal_softmax_loss": '''\
+def temporal_softmax_loss(x, y, mask):
+    from grader.lessons.layers import softmax_loss
+    N, T, V = x.shape
+    keep = mask.reshape(-1)
+    count = int(keep.sum())
+    loss, dkept = softmax_loss(x.reshape(-1, V)[keep], y.reshape(-1)[keep])
+    dx = np.zeros((N * T, V))
+    dx[keep] = dkept * count / N
+    return loss * count / N, dx.reshape(N, T, V)
+'''},
+        "must_fail": ["test_temporal_softmax_loss", "test_temporal_softmax_loss_dx"],
+        "message": _REFEREE,
+    },
+    {
+        # Lesson 4's affine layer from the course's package, on N·T rows.
+        "name": "temporal affine forward by the package's affine_forward",
+        "cells": {"temporal_affine_forward": '''\
+def temporal_affine_forward(x, w, b):
+    from grader.lessons.layers import affine_forward
+    N, T, D = x.shape
+    out, _ = affine_forward(x.reshape(N * T, D), w, b)
+    return out.reshape(N, T, -1), (x, w, b)
+'''},
+        "must_fail": ["test_temporal_affine_forward", "test_temporal_affine_backward_dx",
+                      "test_temporal_affine_backward_dw", "test_temporal_affine_backward_db"],
+        "message": _REFEREE,
+    },
+    {
+        # max_norm / total_norm computed before the test: 0/0 for all-zero gradients (a Python float
+        # raises ZeroDivisionError), now in the visible check.
+        "name": "clip divides by the norm before testing it",
+        "cells": _variant(
+            "clip_gradients",
+            ("scale = max_norm / total_norm if total_norm > max_norm else 1.0",
+             "scale = min(1.0, max_norm / total_norm)"),
+        ),
+        "must_fail": ["test_clip_unchanged_below"],
+        "message": "ZeroDivisionError",
     },
 ]

@@ -373,9 +373,59 @@ def lstm_forward(x, h0, Wx, Wh, b):
 """,
         },
         "must_fail": _ALL,
+        "message": "torch_lstm_step is one of the course's references",
+        "message_cells": ["test_lstm_step_forward_next_h", "test_lstm_step_forward_next_c", *_STEP_BACKWARD],
+    },
+    {
+        # The whole sequence handed to torch.nn.LSTM, the weights copied in PyTorch's layout: refused
+        # as PyTorch inside a NumPy exercise, in the visible check as in the hidden tests.
+        "name": "lstm_forward handed to torch.nn.LSTM",
+        "cells": {"lstm_forward": """\
+def lstm_forward(x, h0, Wx, Wh, b):
+    N, T, D = x.shape
+    H = h0.shape[1]
+    order = np.r_[0:2 * H, 3 * H:4 * H, 2 * H:3 * H]   # i, f, o, g -> PyTorch's i, f, g, o
+    lstm = torch.nn.LSTM(D, H, batch_first=True, dtype=torch.float64)
+    with torch.no_grad():
+        lstm.weight_ih_l0.copy_(torch.tensor(Wx[:, order].T))
+        lstm.weight_hh_l0.copy_(torch.tensor(Wh[:, order].T))
+        lstm.bias_ih_l0.copy_(torch.tensor(b[order]))
+        lstm.bias_hh_l0.zero_()
+    c0 = torch.zeros(1, N, H, dtype=torch.float64)
+    h, _ = lstm(torch.tensor(x), (torch.tensor(h0)[None], c0))
+    return h.detach().numpy(), (x, h0, Wx, Wh, b)
+"""},
+        "must_fail": ["test_lstm_forward", *_LSTM_BACKWARD],
         "message": "PyTorch is the referee of the checks, not the answer",
-        "message_cells": ["test_lstm_step_forward_next_h", "test_lstm_step_forward_next_c",
-                          "test_lstm_forward"],
+    },
+    {
+        # The forget gate applied to prev_c in place: next_c is right, the caller's prev_c is not
+        # (and the cache now holds f * prev_c where the backward pass needs prev_c).
+        "name": "lstm_step_forward scales prev_c by the forget gate in place",
+        "cells": _variant("lstm_step_forward", ("next_c = f * prev_c + i * g",
+                                                "prev_c *= f\n    next_c = prev_c + i * g")),
+        # inside lstm_forward prev_c is the loop's own array, so h stays right; the cached prev_c
+        # does not, and every gradient that reads it is off
+        "must_fail": ["test_lstm_step_forward_next_h", "test_lstm_step_forward_next_c", *_STEP_BACKWARD,
+                      *_LSTM_BACKWARD, *_TBPTT_GRADS],
+        "message": "changed its argument prev_c in place",
+        "message_cells": ["test_lstm_step_forward_next_h", "test_lstm_step_forward_next_c", *_STEP_BACKWARD],
+    },
+    {
+        # A backward pass may use up its cache (the declaration lists cache in `changes`): popping the
+        # steps off the list is a correct walk (equivalent).
+        "name": "lstm_backward pops the steps off its cache (equivalent)",
+        "cells": _variant("lstm_backward", ("x, prev_h, prev_c, Wx, Wh, i, f, o, g, tanh_c = cache[t]",
+                                            "x, prev_h, prev_c, Wx, Wh, i, f, o, g, tanh_c = cache.pop()")),
+        "must_fail": [],
+    },
+    {
+        # "Do not change dh in place": the carried gradient added into dh itself.
+        "name": "lstm_backward adds the carried gradient into dh",
+        "cells": _variant("lstm_backward", ("dnext_h = dh[:, t, :] + dprev_h",
+                                            "dnext_h = dh[:, t, :]\n        dnext_h += dprev_h")),
+        "must_fail": _LSTM_BACKWARD,
+        "message": "changed its argument dh in place",
     },
     {
         # Four gate matrices sliced out of Wx and Wh, each gate its own product (equivalent).

@@ -74,38 +74,6 @@ def attention_backward(dout, cache):
         "must_fail": [],
     },
     {
-        "name": "a loop over the heads, a list cache (equivalent)",
-        "cells": {
-            "multihead_attention_forward": """\
-def multihead_attention_forward(x, Wq, Wk, Wv, Wo, num_heads, mask=None):
-    dh = x.shape[-1] // num_heads
-    Q, K, V = x @ Wq, x @ Wk, x @ Wv
-    heads, caches = [], []
-    for h in range(num_heads):
-        cols = slice(h * dh, (h + 1) * dh)
-        out_h, cache_h = attention_forward(Q[..., cols], K[..., cols], V[..., cols], mask)
-        heads.append(out_h)
-        caches.append(cache_h)
-    concat = np.concatenate(heads, axis=-1)
-    return concat @ Wo, [x, Wq, Wk, Wv, Wo, dh, caches, concat]
-""",
-            "multihead_attention_backward": """\
-def multihead_attention_backward(dout, cache):
-    x, Wq, Wk, Wv, Wo, dh, caches, concat = cache
-    D = x.shape[-1]
-    dWo = np.einsum("ntd,nte->de", concat, dout)
-    dconcat = dout @ Wo.T
-    dQ, dK, dV = np.zeros_like(x), np.zeros_like(x), np.zeros_like(x)
-    for h, cache_h in enumerate(caches):
-        cols = slice(h * dh, (h + 1) * dh)
-        dQ[..., cols], dK[..., cols], dV[..., cols] = attention_backward(dconcat[..., cols], cache_h)
-    grads = [np.einsum("ntd,nte->de", x, g) for g in (dQ, dK, dV)]
-    return (dQ @ Wq.T + dK @ Wk.T + dV @ Wv.T, *grads, dWo)
-""",
-        },
-        "must_fail": [],
-    },
-    {
         "name": "GELU as x·σ(2u), its slope from that form (equivalent)",
         "cells": {
             "gelu_forward": """\
@@ -127,6 +95,42 @@ def gelu_backward(dout, cache):
         "must_fail": [],
     },
 ]
+
+_LOOP_OVER_HEADS = {
+    "name": "a loop over the heads, attention_forward and attention_backward called once per head",
+    "cells": {
+        "multihead_attention_forward": """\
+def multihead_attention_forward(x, Wq, Wk, Wv, Wo, num_heads, mask=None):
+    dh = x.shape[-1] // num_heads
+    Q, K, V = x @ Wq, x @ Wk, x @ Wv
+    heads, caches = [], []
+    for h in range(num_heads):
+        cols = slice(h * dh, (h + 1) * dh)
+        out_h, cache_h = attention_forward(Q[..., cols], K[..., cols], V[..., cols], mask)
+        heads.append(out_h)
+        caches.append(cache_h)
+    concat = np.concatenate(heads, axis=-1)
+    return concat @ Wo, [x, Wq, Wk, Wv, Wo, dh, caches, concat]
+""",
+        "multihead_attention_backward": """\
+def multihead_attention_backward(dout, cache):
+    x, Wq, Wk, Wv, Wo, dh, caches, concat = cache
+    D = x.shape[-1]
+    dWo = np.einsum("ntd,nte->de", concat, dout)
+    dconcat = dout @ Wo.T
+    dQ, dK, dV = np.zeros_like(x), np.zeros_like(x), np.zeros_like(x)
+    for h, cache_h in enumerate(caches):
+        cols = slice(h * dh, (h + 1) * dh)
+        dQ[..., cols], dK[..., cols], dV[..., cols] = attention_backward(dconcat[..., cols], cache_h)
+    grads = [np.einsum("ntd,nte->de", x, g) for g in (dQ, dK, dV)]
+    return (dQ @ Wq.T + dK @ Wk.T + dV @ Wv.T, *grads, dWo)
+""",
+    },
+    # the brief: "called once for all the heads (its batch axes are there for that)"
+    "must_fail": ["test_mha_forward", *_MHA_BACKWARD],
+    "message": "asks you to call attention_forward 1 times",
+}
+
 
 MISTAKES = [
     *_EQUIVALENT,
@@ -338,7 +342,100 @@ def attention_backward(dout, cache):
 """
         },
         "must_fail": [*_ATT_BACKWARD, *_MHA_BACKWARD, *_BLOCK_BACKWARD],
-        "message": "are the referee",
+        "message": "one of the course's references",
         "message_cells": _ATT_BACKWARD,
+    },
+    {
+        # .T reverses every axis: right in 2-D, a shape error once there are batch axes (the
+        # visible checks now include them)
+        "name": "k.T instead of swapping the last two axes",
+        "cells": _edit("attention_forward", ("q @ np.swapaxes(k, -1, -2)", "q @ k.T")),
+        "must_fail": _ATTENTION_ON,
+    },
+    {
+        "name": "attention_forward handed to the checks' own NumPy weights (refused)",
+        "cells": {
+            "attention_forward": """\
+def attention_forward(q, k, v, mask=None):
+    from grader.lessons.attention_checks import _weights
+    w = _weights(q, k, mask, 1 / np.sqrt(q.shape[-1]))
+    return w @ v, (q, k, v, w)
+"""
+        },
+        "must_fail": _ATTENTION_ON,
+        "message": "one of the course's references",
+        "message_cells": ["test_attention_forward", "test_attention_forward_mask"],
+    },
+    {
+        # The scale applied to q in place: out is right, the caller's q is not. The visible check hands
+        # over its own arrays, so the message names the change (not a missing 1/sqrt(d)).
+        "name": "attention_forward divides q by sqrt(d) in place",
+        "cells": _edit(
+            "attention_forward",
+            (
+                "scores = q @ np.swapaxes(k, -1, -2) / np.sqrt(d)",
+                "q /= np.sqrt(d)\n    scores = q @ np.swapaxes(k, -1, -2)",
+            ),
+        ),
+        # in multi-head attention q is the student's own array, but its cache then holds the scaled q:
+        # dk is off by 1/sqrt(d) wherever it is used
+        "must_fail": [
+            "test_attention_forward",
+            "test_attention_forward_mask",
+            *_ATT_BACKWARD,
+            "test_mha_backward_dWk",
+            "test_mha_backward_dx",
+            *_block("dx", "Wk", "ln1"),
+        ],
+        "message": "changed its argument q in place",
+        "message_cells": ["test_attention_forward", "test_attention_forward_mask", *_ATT_BACKWARD],
+    },
+    _LOOP_OVER_HEADS,
+    {
+        "name": "multi-head attention re-implemented inline, attention_forward never called",
+        "cells": {
+            "multihead_attention_forward": """\
+def multihead_attention_forward(x, Wq, Wk, Wv, Wo, num_heads, mask=None):
+    N, T, D = x.shape
+    dh = D // num_heads
+
+    def split(a):
+        return a.reshape(N, T, num_heads, dh).transpose(0, 2, 1, 3)
+
+    q, k, v = split(x @ Wq), split(x @ Wk), split(x @ Wv)
+    s = q @ k.transpose(0, 1, 3, 2) / np.sqrt(dh)
+    if mask is not None:
+        s = np.where(mask, s, -np.inf)
+    w = np.exp(s - s.max(axis=-1, keepdims=True))
+    w = w / w.sum(axis=-1, keepdims=True)
+    concat = (w @ v).transpose(0, 2, 1, 3).reshape(N, T, D)
+    return concat @ Wo, (x, Wq, Wk, Wv, Wo, num_heads, (q, k, v, w), concat)
+"""
+        },
+        "must_fail": ["test_mha_forward", *_MHA_BACKWARD],
+        "message": "asks you to call attention_forward 1 times",
+    },
+    {
+        "name": "multi-head backward calls attention_backward once per head",
+        "cells": {
+            "multihead_attention_backward": """\
+def multihead_attention_backward(dout, cache):
+    x, Wq, Wk, Wv, Wo, num_heads, att_cache, concat = cache
+    N, T, D = x.shape
+    dh = D // num_heads
+    dWo = concat.reshape(-1, D).T @ dout.reshape(-1, D)
+    dconcat = dout @ Wo.T
+    dQ, dK, dV = np.zeros_like(x), np.zeros_like(x), np.zeros_like(x)
+    for h in range(num_heads):
+        cols = slice(h * dh, (h + 1) * dh)
+        head_cache = tuple(a[:, h] for a in att_cache)
+        dQ[..., cols], dK[..., cols], dV[..., cols] = attention_backward(dconcat[..., cols], head_cache)
+    flat = x.reshape(-1, D).T
+    dx = dQ @ Wq.T + dK @ Wk.T + dV @ Wv.T
+    return dx, flat @ dQ.reshape(-1, D), flat @ dK.reshape(-1, D), flat @ dV.reshape(-1, D), dWo
+"""
+        },
+        "must_fail": _MHA_BACKWARD,
+        "message": "asks you to call attention_backward 1 times",
     },
 ]

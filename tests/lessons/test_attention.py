@@ -9,7 +9,14 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from grader import CheckFailed, ToolkitInputError, eval_numerical_gradient_array, rel_error
+from grader import (
+    CheckFailed,
+    Exercise,
+    Exercises,
+    ToolkitInputError,
+    eval_numerical_gradient_array,
+    rel_error,
+)
 from grader.lessons.attention_checks import (
     SLIPS,
     check_attention_backward,
@@ -445,14 +452,32 @@ def test_a_forward_that_is_not_attention_is_refused_before_its_backward():
         )
 
 
-def test_the_checks_refuse_pytorch_inside_a_students_function():
-    with pytest.raises(CheckFailed, match="NumPy"):
-        check_attention_forward(_attention_forward, _ATT)
-    with pytest.raises(CheckFailed, match="NumPy"):
-        check_gelu_forward(_gelu_forward, _X)
+def _declared(**functions):
+    """The stand-ins as a lesson declares them (graded.<name>): the checks are handed these."""
+    return Exercises(functions, *(Exercise(name, changes=("cache",) if "backward" in name else ())
+                                  for name in functions))
 
 
-def test_the_checks_refuse_their_own_numpy_references_inside_a_students_function():
+def test_the_declaration_refuses_pytorch_inside_a_students_function():
+    import torch
+    import torch.nn.functional as F
+
+    def attention_forward(q, k, v, mask=None):
+        m = None if mask is None else torch.tensor(mask)
+        out = F.scaled_dot_product_attention(torch.tensor(q), torch.tensor(k), torch.tensor(v), attn_mask=m)
+        return out.numpy(), None
+
+    def gelu_forward(x):
+        return F.gelu(torch.tensor(x), approximate="tanh").numpy(), x
+
+    graded = _declared(attention_forward=attention_forward, gelu_forward=gelu_forward)
+    with pytest.raises(CheckFailed, match="NumPy"):
+        check_attention_forward(graded.attention_forward, _ATT)
+    with pytest.raises(CheckFailed, match="NumPy"):
+        check_gelu_forward(graded.gelu_forward, _X)
+
+
+def test_the_checks_own_numpy_recomputations_are_referees():
     from grader.lessons import attention_checks
 
     def forward(q, k, v, mask=None):
@@ -469,13 +494,25 @@ def test_the_checks_refuse_their_own_numpy_references_inside_a_students_function
         g = attention_checks._attention_grads(q, k, v, None, dout, q.shape[-1] ** -0.5)
         return g["dq"], g["dk"], g["dv"]
 
-    with pytest.raises(CheckFailed, match="are the referee"):
-        check_attention_forward(forward, _ATT)
-    with pytest.raises(CheckFailed, match="are the referee"):
-        check_attention_backward("dq", plain_forward, backward, _ATT)
-    # outside a student's function they run, for the checks' own slips
-    assert attention_checks._RUNNING == [0]
+    with pytest.raises(CheckFailed, match="one of the course's references"):
+        check_attention_forward(_declared(attention_forward=forward).attention_forward, _ATT)
+    graded = _declared(attention_forward=plain_forward, attention_backward=backward)
+    with pytest.raises(CheckFailed, match="one of the course's references"):
+        check_attention_backward("dq", graded.attention_forward, graded.attention_backward, _ATT)
+    # outside a graded call they run, for the checks' own slips
     assert np.isfinite(attention_checks._weights(_ATT["q"], _ATT["k"], None, 1.0)).all()
+
+
+def test_the_checks_hand_over_the_problems_own_arrays():
+    """So that an input changed in place is named as such, in the visible check too."""
+
+    def scaled_in_place(q, k, v, mask=None):
+        q /= np.sqrt(q.shape[-1])
+        return _np_attention(q, k, v, mask, 1.0)
+
+    p = attention_problem((3, 4), S=5, dv=2, seed=3)
+    with pytest.raises(CheckFailed, match="changed its argument q in place"):
+        check_attention_forward(_declared(attention_forward=scaled_in_place).attention_forward, p)
 
 
 def _gelu_sigmoid_backward(dout, x):

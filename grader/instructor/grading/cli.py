@@ -18,9 +18,17 @@ import argparse
 import sys
 from pathlib import Path
 
+from traitlets import TraitError
+
 from grader.instructor.grading.autograde import GradingPipelineError
 from grader.instructor.grading.pipeline import Options, grade, print_summary
-from grader.instructor.grading.sandbox import parse_size
+from grader.instructor.grading.settings import BackpropGrade, course_settings
+
+
+def _help(name: str) -> str:
+    trait = BackpropGrade.class_traits()[name]
+    where = f"c.BackpropGrade.{name} in nbgrader_config.py"
+    return f"{trait.help} (default: {where}, else {trait.default_value!r})"
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -40,20 +48,21 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--course-dir", type=Path, default=Path("."), help="nbgrader course folder (default: .)"
     )
-    parser.add_argument("--workers", type=int, default=0, help="parallel notebooks (default: one per core)")
-    parser.add_argument("--scheduler", metavar="ADDRESS", help="Dask scheduler, e.g. tcp://host:8786")
-    parser.add_argument("--memory", default="2G", help="memory cap per notebook (default 2G)")
+    # Unset options come from the course's nbgrader_config.py (c.BackpropGrade), else the defaults
+    # of grading/settings.py: the help says both.
+    parser.add_argument("--workers", type=int, help=_help("workers"))
+    parser.add_argument("--scheduler", metavar="ADDRESS", help=_help("scheduler"))
+    parser.add_argument("--memory", help=_help("memory"))
     parser.add_argument(
         "--cell-timeout", type=int, help="seconds per cell (default: the course's Execute.timeout)"
     )
-    parser.add_argument(
-        "--notebook-timeout", type=float, default=1800.0, help="seconds per notebook (default 1800)"
-    )
+    parser.add_argument("--notebook-timeout", type=float, help=_help("notebook_timeout"))
     parser.add_argument("--force", action="store_true", help="regrade everything, not only what changed")
     parser.add_argument(
         "--output", type=Path, help="where grades.csv and the report go (default: COURSE/grading)"
     )
-    parser.add_argument("--no-feedback", action="store_true", help="do not write feedback HTML")
+    parser.add_argument("--no-feedback", action="store_true", help="do not write feedback HTML "
+                        "(c.BackpropGrade.feedback = False)")
     sand = parser.add_mutually_exclusive_group()
     sand.add_argument(
         "--require-sandbox",
@@ -68,23 +77,27 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
-        parse_size(args.memory)
-    except ValueError:
-        print(f"backprop-grade: --memory {args.memory!r} is not a size like 2G or 512M", file=sys.stderr)
+        settings = course_settings(args.course_dir)
+        if args.memory is not None:
+            settings.memory = args.memory
+    except TraitError as err:
+        print(f"backprop-grade: {err}", file=sys.stderr)
         return 2
+    sandbox = "require" if args.require_sandbox else "none" if args.no_sandbox else settings.sandbox
     options = Options(
         course_dir=args.course_dir,
         assignment=args.assignment,
         submissions=args.submissions,
-        workers=args.workers,
-        scheduler=args.scheduler,
-        memory=args.memory,
+        workers=settings.workers if args.workers is None else args.workers,
+        scheduler=args.scheduler or settings.scheduler,
+        memory=settings.memory,
         cell_timeout=args.cell_timeout,
-        notebook_timeout=args.notebook_timeout,
+        notebook_timeout=args.notebook_timeout if args.notebook_timeout is not None
+        else settings.notebook_timeout,
         force=args.force,
-        sandbox="require" if args.require_sandbox else "none" if args.no_sandbox else "auto",
+        sandbox=sandbox,
         output_dir=args.output,
-        feedback=not args.no_feedback,
+        feedback=settings.feedback and not args.no_feedback,
         progress=(lambda line: None) if args.quiet else None,
     )
     try:

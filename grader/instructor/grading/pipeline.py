@@ -31,6 +31,7 @@ from grader.instructor.grading.records import (
     Result,
     SubmissionRecord,
 )
+from grader.instructor.grading.settings import default
 
 SANDBOX_WARNING = (
     "GRADING UNSANDBOXED: student code runs with your rights and can read the "
@@ -44,15 +45,15 @@ class Options:
     course_dir: Path = Path(".")
     assignment: str = "all"
     submissions: Path | None = None
-    workers: int = 0  # 0: one per core
-    scheduler: str | None = None
-    memory: str = "2G"
+    workers: int = default("workers")  # 0: one per core (the defaults: grading/settings.py)
+    scheduler: str | None = default("scheduler")
+    memory: str = default("memory")
     cell_timeout: int | None = None  # None: the course's Execute.timeout
-    notebook_timeout: float = 1800.0
+    notebook_timeout: float = default("notebook_timeout")
     force: bool = False
-    sandbox: str = "auto"  # "auto" (bwrap if it works, else loudly unsandboxed), "require", "none"
+    sandbox: str = default("sandbox")  # "auto" (bwrap, else loudly unsandboxed), "require", "none"
     output_dir: Path | None = None
-    feedback: bool = True
+    feedback: bool = default("feedback")
     output_limit: int = 4 << 20
     warn_unsandboxed: bool = True
     progress: Callable[[str], None] | None = None
