@@ -71,7 +71,7 @@ check-generated: setup
 	$(BIN)/python -m grader.instructor.build --check
 
 lint: setup
-	$(BIN)/ruff check grader tests benchmarks
+	$(BIN)/ruff check grader tests benchmarks course
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache .hypothesis test-artifacts

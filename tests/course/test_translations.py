@@ -133,7 +133,8 @@ def test_the_edition_changes_plain_cells_only(root: Path) -> None:
     english = _demo_notebook()
     ours = tr.translate_notebook(english, LESSON, "pt", root)
     assert ours.cells[0].source.startswith("# Aula 0 · Demonstração\n\nAbra esta aula no [Colab]")
-    assert (english.cells[2].source, english.cells[2].metadata) == (ours.cells[2].source, ours.cells[2].metadata)
+    english_cell, ours_cell = english.cells[2], ours.cells[2]
+    assert (english_cell.source, english_cell.metadata) == (ours_cell.source, ours_cell.metadata)
     answer = ours.cells[1].source
     assert '"""O dobro de x' in answer and "# uma linha basta" in answer
     assert "return 2 * x  # the solution's own words stay" in answer
@@ -308,6 +309,7 @@ def test_the_portuguese_solutions_show_the_locked_cells_messages_in_portuguese(n
 
 
 def test_every_word_of_a_table_is_offered_for_translation() -> None:
-    source = 'show_table(["node", "forward value"], [("x", 1.0), ("gate", "0 (the gate is shut)")])\nkeys = ["node"]'
+    source = ('show_table(["node", "forward value"], [("x", 1.0), ("gate", "0 (the gate is shut)")])\n'
+              'keys = ["node"]')
     found = [source[start:end] for _, start, end in tr.code_fragments(source)]
     assert found == ['"node"', '"forward value"', '"gate"', '"0 (the gate is shut)"'], found

@@ -97,7 +97,7 @@ def test_ci_runs_the_readme_test_command() -> None:
 
 def test_ruff_is_clean() -> None:
     result = subprocess.run(
-        [sys.executable, "-m", "ruff", "check", "grader", "tests", "benchmarks"],
+        [sys.executable, "-m", "ruff", "check", "grader", "tests", "benchmarks", "course"],
         cwd=REPO, capture_output=True, text=True,
     )
     assert result.returncode == 0, result.stdout + result.stderr
