@@ -77,7 +77,7 @@ INSTALL_FAILED = "Could not install the course toolkit from GitHub"
 HIDDEN_BY = "Something else named grader hides the course toolkit"
 
 BOOTSTRAP_CELL = f'''\
-# Colab (or any Python without the course toolkit) needs this cell; elsewhere it does nothing.
+#@title Set up the course toolkit (Colab needs this cell; elsewhere it does nothing)
 import importlib
 import subprocess
 import subprocess
@@ -163,9 +163,9 @@ def with_open_line(title_cell: str, lesson: str, language: str = "en") -> str:
 
 #: The bootstrap cell's words in the Portuguese edition, which also sets the toolkit's language.
 _BOOTSTRAP_PT = [
-    ("# Colab (or any Python without the course toolkit) needs this cell; elsewhere it does nothing.",
-     "# O Colab (ou qualquer Python sem o kit do curso) precisa desta célula; nos outros lugares ela não faz "
-     "nada.\nimport os\n\n"
+    ("#@title Set up the course toolkit (Colab needs this cell; elsewhere it does nothing)",
+     "#@title Preparar o kit do curso (o Colab precisa desta célula; nos outros lugares ela não faz nada)\n"
+     "import os\n\n"
      "os.environ[\"BACKPROP_COURSE_LANGUAGE\"] = \"pt\"  # as mensagens do kit em português"),
     (NOTHING_TO_DO, "O kit do curso já está instalado: nada a preparar."),
     (INSTALLED, "O kit do curso (backprop-course) foi instalado a partir do GitHub: a aula pode começar."),
@@ -202,9 +202,11 @@ def bootstrap_source(language: str = "en") -> str:
 
 
 def _bootstrap_cell() -> nbformat.NotebookNode:
-    """A fresh bootstrap code cell: plain (no nbgrader metadata), no outputs, a stable id."""
+    """A fresh bootstrap code cell: plain (no nbgrader metadata), no outputs, a stable id, its code
+    shown collapsed (JupyterLab's source_hidden; Colab's form view shows the #@title line alone)."""
     cell = nbformat.v4.new_code_cell(BOOTSTRAP_CELL)
     cell.id = "bootstrap"
+    cell.metadata = {"cellView": "form", "jupyter": {"source_hidden": True}}
     return cell
 
 

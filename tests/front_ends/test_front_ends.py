@@ -87,6 +87,9 @@ def test_first_code_cell_is_the_bootstrap_cell(name: str, folder: str) -> None:
         f"{folder}/{name}: run `python -m grader.instructor.front_ends`, then `make build`")
     assert "nbgrader" not in cell.metadata, f"{folder}/{name}: the bootstrap cell must be a plain cell"
     assert nb.cells.index(cell) == 1, f"{folder}/{name}: the bootstrap cell follows the title cell"
+    # shown collapsed: JupyterLab hides its source, Colab's form view shows the #@title line alone
+    assert cell.metadata.get("jupyter", {}).get("source_hidden") is True, f"{folder}/{name}"
+    assert cell.metadata.get("cellView") == "form" and cell.source.startswith("#@title "), f"{folder}/{name}"
     if folder == "solutions":  # executed by make build in the course's own environment
         text = "".join(o.get("text", "") for o in cell.outputs)
         assert text == front_ends.NOTHING_TO_DO + "\n", f"{folder}/{name}: {cell.outputs}"
