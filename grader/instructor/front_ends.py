@@ -80,7 +80,6 @@ BOOTSTRAP_CELL = f'''\
 #@title Set up the course toolkit (Colab needs this cell; elsewhere it does nothing)
 import importlib
 import subprocess
-import subprocess
 import sys
 from importlib.util import find_spec
 
