@@ -21,7 +21,7 @@ from contextlib import contextmanager
 from types import CodeType, FunctionType
 from typing import Any
 
-__all__ = ["REFEREES", "codes_of", "referee", "refereeing"]
+__all__ = ["REFEREES", "codes_of", "referee", "referee_all", "refereeing"]
 
 #: code object -> the referee's name, for every function marked with `referee`.
 REFEREES: dict[CodeType, str] = {}
@@ -59,6 +59,15 @@ def referee(obj: Any = None, *, name: str | None = None) -> Any:
     for code in codes_of(obj):
         REFEREES.setdefault(code, label)
     return obj
+
+
+def referee_all(namespace: dict[str, Any]) -> None:
+    """Mark every function and class a module defines as a referee: `referee_all(globals())` at the
+    end of a lesson's checks or references (its hints compute right answers too)."""
+    name = namespace["__name__"]
+    for obj in list(namespace.values()):
+        if (inspect.isfunction(obj) or inspect.isclass(obj)) and obj.__module__ == name:
+            referee(obj)
 
 
 @contextmanager

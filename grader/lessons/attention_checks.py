@@ -26,7 +26,7 @@ from ..errors import CheckFailed
 from ..i18n import N_
 from ..i18n import lesson_text as _
 from ..numgrad import rel_error
-from ..referees import referee
+from ..referees import referee, referee_all
 from ..report_lines import show_hint
 from ..trusted import as_array, as_dict, as_items, plain_ndarray
 from .attention_reference import (
@@ -391,3 +391,7 @@ def check_block_backward(
         else:
             mine = as_dict(grads, "transformer_block_backward's grads", keys=BLOCK_KEYS)
             check_close(f"grads['{name}']", mine[name], true[name], tol=tol)
+
+
+# Everything above checks or computes the right answers: refused inside a graded call.
+referee_all(globals())

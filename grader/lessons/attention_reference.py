@@ -25,7 +25,7 @@ import torch
 import torch.nn.functional as F
 
 from ..errors import ToolkitInputError
-from ..referees import referee, refereeing
+from ..referees import referee, referee_all, refereeing
 
 __all__ = [
     "BLOCK_KEYS",
@@ -277,3 +277,7 @@ def block_problem(
         params[name] = rng.normal(size=(D, D)) / np.sqrt(D)
     params = {k: params[k] for k in BLOCK_KEYS}
     return rng.normal(size=(N, T, D)), params, rng.normal(size=(N, T, D))
+
+
+# Everything above checks or computes the right answers: refused inside a graded call.
+referee_all(globals())

@@ -18,6 +18,7 @@ from ..errors import CheckFailed
 from ..i18n import N_
 from ..i18n import lesson_text as _
 from ..numgrad import rel_error
+from ..referees import referee_all
 
 __all__ = [
     "CIRCUIT_TOL",
@@ -260,3 +261,7 @@ def neuron_tangent_expected(x: np.ndarray, w: np.ndarray, b: float, tw: np.ndarr
     if not on:
         table.append((moving, _("The ReLU is off here (z < 0): its gate shuts the tangent as well.")))
     return max(0.0, z), moving if on else 0.0, table
+
+
+# Everything above checks or computes the right answers: refused inside a graded call.
+referee_all(globals())

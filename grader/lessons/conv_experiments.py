@@ -32,7 +32,7 @@ import numpy as np
 from .._validate import describe, fmt_shape
 from ..errors import ToolkitInputError
 from ..i18n import lesson_text as _
-from ..referees import referee
+from ..referees import referee, referee_all
 from .student_calls import NotReady, call_student, for_cell, student_array
 
 __all__ = ["ConvNetRun", "NotReady", "central_unit", "compare_convs", "conv_out_shape", "conv_speed",
@@ -394,3 +394,7 @@ def transposed_conv(conv_forward: Callable, conv_backward: Callable, x: np.ndarr
     without = tuple(F.conv_transpose2d(dt, wt, stride=stride, padding=pad).shape)
     full = F.conv_transpose2d(dt, wt, stride=stride, padding=pad, output_padding=extra).numpy()
     return {"output_padding": extra, "without": without, "error": float(rel_error(dx, full))}
+
+
+# Everything above checks or computes the right answers: refused inside a graded call.
+referee_all(globals())

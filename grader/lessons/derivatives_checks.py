@@ -18,6 +18,7 @@ from ..errors import CheckFailed
 from ..i18n import N_
 from ..i18n import lesson_text as _
 from ..numgrad import rel_error
+from ..referees import referee_all
 from ..report_lines import show_hint
 from ..trusted import as_array
 
@@ -229,3 +230,7 @@ def check_matmul_gradient(grad: Any, x: np.ndarray, dout: np.ndarray, reference:
                 show_hint(_("here every output can depend on x[idx] (out[i, k] = sum_j x[i, j] W[j, k]): "
                           "the change of every output counts, not only of the entry at idx."))
         raise
+
+
+# Everything above checks or computes the right answers: refused inside a graded call.
+referee_all(globals())

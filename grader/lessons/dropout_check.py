@@ -39,6 +39,7 @@ from ..hints import RTOL, Hint, HintArgs, diagnose
 from ..hints.format import first_index
 from ..i18n import lesson_text as _
 from ..numgrad import rel_error
+from ..referees import referee_all
 from ..report_lines import fail_line, pass_line
 
 __all__ = ["check_dropout"]
@@ -245,3 +246,7 @@ def _test_mode(name: str, a: np.ndarray, x: np.ndarray, p: float, tol: float) ->
     return CheckResult(name, False, err, hint), fail_line(
         name, _("relative error {error} to x (needs < {tol})").format(error=f"{err:.1e}", tol=f"{tol:.0e}")
     )
+
+
+# Everything above checks or computes the right answers: refused inside a graded call.
+referee_all(globals())

@@ -17,6 +17,7 @@ from .._validate import describe, fmt_shape
 from ..errors import CheckFailed
 from ..i18n import N_
 from ..i18n import lesson_text as _
+from ..referees import referee_all
 from ..report_lines import emit, fail_line, hint_line, pass_line, summary_hint
 from ..trusted import plain_ndarray, verify_environment
 
@@ -160,3 +161,7 @@ def _fail(name: str, status: str, hint: str) -> NoReturn:
     __tracebackhide__ = True
     emit([fail_line(name, status), hint_line(hint, HINT_CODE)], [(HINT_CODE, hint)])
     raise CheckFailed(f"{name}: {status}{summary_hint(hint, HINT_CODE)}")
+
+
+# Everything above checks or computes the right answers: refused inside a graded call.
+referee_all(globals())

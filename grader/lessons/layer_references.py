@@ -11,7 +11,7 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
-from ..referees import referee
+from ..referees import referee, referee_all
 
 __all__ = ["reference_affine", "reference_affine_relu"]
 
@@ -36,3 +36,7 @@ def reference_affine_relu(x: np.ndarray, w: np.ndarray, b: np.ndarray) -> np.nda
     """relu(reference_affine(x, w, b)), PyTorch in float64: shape (N, M)."""
     tx = _tensor(x)
     return torch.relu(F.linear(tx.reshape(tx.shape[0], -1), _tensor(w).T, _tensor(b))).numpy()
+
+
+# Everything above checks or computes the right answers: refused inside a graded call.
+referee_all(globals())

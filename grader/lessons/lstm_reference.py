@@ -17,7 +17,7 @@ import torch
 from ..errors import CheckFailed, ToolkitInputError
 from ..i18n import lesson_text as _
 from ..numgrad import rel_error
-from ..referees import referee
+from ..referees import referee, referee_all
 from ..trusted import as_array
 
 __all__ = [
@@ -206,3 +206,7 @@ def lstm_problem(N: int, T: int, D: int, H: int, seed: int, scale: float = 1.0) 
         **_weights(rng, D, H, scale),
         "dh": rng.normal(size=(N, T, H)),
     }
+
+
+# Everything above checks or computes the right answers: refused inside a graded call.
+referee_all(globals())

@@ -19,6 +19,7 @@ import numpy as np
 
 from .. import CheckFailed, as_array, as_dict, as_float, as_items, check_close, forward_first, rel_error
 from ..i18n import lesson_text as _
+from ..referees import referee_all
 from .rnn_reference import torch_rnn, torch_unrolled
 
 __all__ = [
@@ -271,3 +272,7 @@ def _clip_mistake(clipped: dict[str, np.ndarray], grads: dict[str, np.ndarray], 
         return _("you clipped every array by its own norm; clip the global norm of all arrays "
                  "together: one factor max_norm / total_norm for every array.")
     return None
+
+
+# Everything above checks or computes the right answers: refused inside a graded call.
+referee_all(globals())

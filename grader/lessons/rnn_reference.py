@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 import torch
 
-from ..referees import referee
+from ..referees import referee, referee_all
 
 __all__ = ["torch_bounds", "torch_rnn", "torch_temporal_affine", "torch_unrolled"]
 
@@ -105,3 +105,7 @@ def torch_temporal_affine(x: np.ndarray, w: np.ndarray, b: np.ndarray, dout: np.
     out = torch.nn.functional.linear(xt, wt.T, bt)
     out.backward(torch.tensor(dout))
     return out.detach().numpy(), {"dx": xt.grad.numpy(), "dw": wt.grad.numpy(), "db": bt.grad.numpy()}
+
+
+# Everything above checks or computes the right answers: refused inside a graded call.
+referee_all(globals())

@@ -345,3 +345,14 @@ def test_a_name_to_call_bound_to_a_referee_is_refused_not_counted() -> None:
     graded = Exercises(namespace, Exercise("outer", calls={"step": 1}))
     with pytest.raises(ForbiddenCall, match="one of the course's references"):
         graded.outer(np.ones(2))
+
+
+def test_a_number_changed_in_a_dict_argument_is_named() -> None:
+    def pad_zero(x, conv_param):
+        conv_param["pad"] = 0
+        return x
+
+    namespace, graded = graded_namespace(pad_zero=pad_zero)
+    with pytest.raises(InputModified, match="changed its argument conv_param in place"):
+        graded.pad_zero(np.ones(2), {"stride": 1, "pad": 1})
+    graded_namespace(same=lambda d: d)[1].same({"eps": float("nan"), "mode": "train"})
