@@ -271,6 +271,16 @@ def _torch_guard_class() -> type:
     return GradedTorch
 
 
+def _torch_available() -> bool:
+    """Whether PyTorch can be used here: imported now (so that a function importing it itself
+    cannot escape the guard), unless it is not installed (then no answer can use it either)."""
+    try:
+        import torch  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
 @contextmanager
 def _watched(label: str, exercise: Exercise, namespace: MutableMapping[str, Any]) -> Iterator[_Watch]:
     """The block runs under the exercise's rules (module docstring); a refusal the student's code
@@ -292,9 +302,7 @@ def _watched(label: str, exercise: Exercise, namespace: MutableMapping[str, Any]
     notebook_dir = os.path.dirname(own.co_filename) if exercise.max_lines is not None and own else None
     watch = _Watch(label, refused, trusted, counted, notebook_dir)
     with ExitStack() as stack:
-        if exercise.uses != "any":
-            import torch  # noqa: F401  (imported now, so that a function importing it cannot escape)
-
+        if exercise.uses != "any" and _torch_available():
             entry = _torch_intact(label) if exercise.uses == "torch" else {}
             stack.enter_context(_torch_guard_class()(watch, exercise, entry))
         previous, previous_threads = sys.gettrace(), threading.gettrace()
@@ -316,7 +324,7 @@ def _watched(label: str, exercise: Exercise, namespace: MutableMapping[str, Any]
             threading.settrace(previous_threads)
             if still is not watch and watch.violation is None:   # a refusal raised in the hook ends it
                 watch.switched_off()
-    if exercise.uses == "torch":
+    if exercise.uses == "torch" and "torch" in sys.modules:
         _torch_intact(label)
     if watch.violation is None:
         watch.judge_counts(exercise)

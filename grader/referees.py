@@ -29,8 +29,8 @@ REFEREES: dict[CodeType, str] = {}
 
 def codes_of(obj: Any) -> Iterator[CodeType]:
     """The code objects of a function (the one it wraps, for a functools.wraps decorator), of a
-    class's methods (its own and inherited ones, not object's), of a staticmethod, classmethod or
-    property, or of a bound method."""
+    class's methods (its own, and those inherited from classes of the same module), of a
+    staticmethod, classmethod or property, or of a bound method."""
     if isinstance(obj, (staticmethod, classmethod)):
         obj = obj.__func__
     if isinstance(obj, property):
@@ -44,10 +44,13 @@ def codes_of(obj: Any) -> Iterator[CodeType]:
         obj = inspect.unwrap(obj)       # a decorator's wrapper shares its code with other functions
         yield obj.__code__
     elif isinstance(obj, type):
+        # its own methods and those it inherits from classes of its own module: never those of a
+        # library base (collections.abc.Mapping's mixins serve every mapping in the kernel)
         for klass in obj.__mro__[:-1]:
-            for member in vars(klass).values():
-                if isinstance(member, (FunctionType, staticmethod, classmethod, property)):
-                    yield from codes_of(member)
+            if klass is obj or klass.__module__ == obj.__module__:
+                for member in vars(klass).values():
+                    if isinstance(member, (FunctionType, staticmethod, classmethod, property)):
+                        yield from codes_of(member)
 
 
 def referee(obj: Any = None, *, name: str | None = None) -> Any:

@@ -445,11 +445,11 @@ def conv_backward_im2col(dout, cache):
         "must_fail": [],
     },
     {
-        # The im2col forward as a wrapper that reaches the loop version under another name.
-        "name": "im2col forward reaching the loop version through globals()",
+        # The im2col forward as a wrapper that reaches the loop version under another name (an
+        # alias bound at definition time: the name alone is not what the check refuses).
+        "name": "im2col forward reaching the loop version through an alias",
         "cells": {"conv_forward_im2col": '''\
-def conv_forward_im2col(x, w, b, conv_param):
-    loops = globals()["conv_forward_naive"]
+def conv_forward_im2col(x, w, b, conv_param, loops=conv_forward_naive):
     out, (x, w, b, conv_param) = loops(x, w, b, conv_param)
     N, C, H, W = x.shape
     F, _, HH, WW = w.shape

@@ -356,3 +356,23 @@ def test_a_number_changed_in_a_dict_argument_is_named() -> None:
     with pytest.raises(InputModified, match="changed its argument conv_param in place"):
         graded.pad_zero(np.ones(2), {"stride": 1, "pad": 1})
     graded_namespace(same=lambda d: d)[1].same({"eps": float("nan"), "mode": "train"})
+
+
+def test_a_referee_class_does_not_make_its_library_bases_referees() -> None:
+    from collections.abc import Mapping
+
+    from grader.referees import REFEREES, codes_of
+
+    class Table(Mapping):
+        def __getitem__(self, key):
+            return key
+
+        def __iter__(self):
+            return iter(())
+
+        def __len__(self):
+            return 0
+
+    assert Mapping.get.__code__ not in set(codes_of(Table))
+    referee(Table)
+    assert Mapping.get.__code__ not in REFEREES
