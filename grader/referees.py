@@ -18,13 +18,23 @@ import functools
 import inspect
 from collections.abc import Iterator
 from contextlib import contextmanager
-from types import CodeType, FunctionType
+from types import CodeType, FunctionType, MappingProxyType
 from typing import Any
 
-__all__ = ["REFEREES", "codes_of", "referee", "referee_all", "refereeing"]
+__all__ = ["REFEREES", "codes_of", "referee", "referee_all", "referee_name", "refereeing"]
 
-#: code object -> the referee's name, for every function marked with `referee`.
-REFEREES: dict[CodeType, str] = {}
+# id(code) -> (code, the referee's name), for every function marked with `referee`: keyed by
+# identity, since code objects compare by value (a student's dataclass would equal a toolkit one)
+# and hashing one could run a student's __hash__; the code is kept, so its id stays its own.
+_REFEREES: dict[int, tuple[CodeType, str]] = {}
+#: a read-only view of the registry
+REFEREES = MappingProxyType(_REFEREES)
+
+
+def referee_name(code: CodeType) -> str | None:
+    """The name `code` is a referee under, or None."""
+    entry = _REFEREES.get(id(code))
+    return entry[1] if entry is not None and entry[0] is code else None
 
 
 def codes_of(obj: Any) -> Iterator[CodeType]:
@@ -60,7 +70,7 @@ def referee(obj: Any = None, *, name: str | None = None) -> Any:
         return functools.partial(referee, name=name)
     label = name or getattr(obj, "__name__", repr(obj))
     for code in codes_of(obj):
-        REFEREES.setdefault(code, label)
+        _REFEREES.setdefault(id(code), (code, label))
     return obj
 
 
@@ -83,3 +93,6 @@ def refereeing() -> Iterator[None]:
 
     with torch._C.DisableTorchFunction():
         yield
+
+
+referee(refereeing)    # a student's own `with refereeing():` would switch the PyTorch guard off

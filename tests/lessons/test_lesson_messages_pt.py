@@ -44,9 +44,10 @@ def _init_variance():
 def _torch_in_numpy_exercise():
     import torch
 
-    from grader.lessons.numpy_only import numpy_only
+    from grader import Exercise, Exercises
 
-    numpy_only(lambda x: torch.from_numpy(x).exp().numpy(), "softmax")(np.ones(3))
+    namespace = {"softmax": lambda x: torch.from_numpy(x).exp().numpy()}
+    Exercises(namespace, Exercise("softmax")).softmax(np.ones(3))
 
 
 #: code -> a function that fails with that code's hint (one example per code)
