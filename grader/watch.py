@@ -86,9 +86,10 @@ class _Watch:
     """The trace hook of one graded call (module docstring)."""
 
     def __init__(self, label: str, rules: Any, refused: dict[int, tuple[str, str]], trusted: set[int],
-                 counted: dict[int, str], own_file: str | None) -> None:
+                 counted: dict[int, str], own_file: str | None, trusted_parts: set[int]) -> None:
         self.label, self.rules = label, rules
         self.refused, self.trusted, self.counted = refused, trusted, counted
+        self.trusted_parts = trusted_parts   # the code inside a trusted referee (comprehensions...)
         self.watched = frozenset(refused) | frozenset(trusted) | frozenset(counted) | {_SWITCH, _SPAWN}
         self.calls = dict.fromkeys(counted.values(), 0)
         self.own_file, self.lines = own_file, 0
@@ -122,7 +123,7 @@ class _Watch:
         code = frame.f_code
         key = id(code)
         if self.trusting:
-            if self._cell(code):               # the student's code, called back by a referee
+            if self._cell(code) and key not in self.trusted_parts:   # the student's, called back
                 self.regions.append((frame, False))
                 return self._local
             return None
@@ -229,6 +230,14 @@ def _torch_available() -> bool:
     return True
 
 
+def _nested(code: CodeType) -> Iterator[CodeType]:
+    """`code` and the code objects defined inside it (its comprehensions, lambdas, inner functions)."""
+    yield code
+    for const in code.co_consts:
+        if isinstance(const, CodeType):
+            yield from _nested(const)
+
+
 def _rules_by_code(rules: Any, namespace: MutableMapping[str, Any]) -> tuple[dict, set, dict]:
     """(refused, trusted, counted), keyed by id(code), for an exercise in a notebook's namespace."""
     refused = {key: (name, "") for key, (_code, name) in REFEREES.items()}
@@ -253,7 +262,10 @@ def watched(label: str, rules: Any, namespace: MutableMapping[str, Any]) -> Iter
     the student's code caught is raised when the block ends."""
     __tracebackhide__ = True
     own = next(codes_of(namespace.get(rules.name)), None)
-    watch = _Watch(label, rules, *_rules_by_code(rules, namespace), own.co_filename if own else None)
+    refused, trusted, counted = _rules_by_code(rules, namespace)
+    parts = {id(part) for name in rules.may_call for code in codes_of(namespace.get(name))
+             if id(code) in trusted for part in _nested(code)}
+    watch = _Watch(label, rules, refused, trusted, counted, own.co_filename if own else None, parts)
     previous, previous_threads = _REAL_GETTRACE(), threading._trace_hook
     present = [(owner, name, stand_in) for owner, name, stand_in in _STAND_INS if name in vars(owner)]
     saved = [(owner, name, vars(owner)[name]) for owner, name, _stand_in in present]

@@ -505,6 +505,8 @@ def grad_L(x, y):
         "name": "numerical_derivative by PyTorch's autograd on a tensor",
         "cells": {"numerical_derivative": '''\
 def numerical_derivative(f, x, h=1e-5):
+    import torch
+
     t = torch.tensor(float(x), dtype=torch.float64, requires_grad=True)
     return float((f(t + h) - f(t - h)) / (2 * h))
 '''},

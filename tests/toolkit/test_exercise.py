@@ -464,3 +464,13 @@ def test_unknown_names_are_attribute_errors_and_inputs_with_nan_compare_equal() 
     assert not hasattr(graded, "shape")
     graded.same(torch.tensor([float("nan"), 1.0]), np.array([np.datetime64("NaT")]),
                 np.array([np.ones(2), None], dtype=object))
+
+
+def test_a_trusted_referee_of_a_notebook_cell_runs_its_own_comprehensions_trusted() -> None:
+    source = ("@referee\ndef torch_net(params):\n"
+              "    return {k: torch.tensor(v) for k, v in params.items()}\n\n"
+              "def train(params):\n    return torch_net(params)\n")
+    namespace: dict = {"referee": referee, "torch": torch}
+    exec(compile(source, "/tmp/notebook_cells/cell4.py", "exec"), namespace)
+    graded = Exercises(namespace, Exercise("train", may_call=("torch_net",)))
+    assert set(graded.train({"w": np.ones(2)})) == {"w"}
