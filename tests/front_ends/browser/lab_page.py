@@ -13,8 +13,10 @@ KERNEL_IDLE = """() => {
               && kernel.connectionStatus === 'connected' && kernel.status === 'idle');
 }"""
 
-# The input prompts ("[ ]:", "[*]:", "[7]:") of the notebook on screen.
-_PROMPTS = ("[...window.jupyterapp.shell.currentWidget.node.querySelectorAll('.jp-CodeCell .jp-InputPrompt')]"
+# The input prompts ("[ ]:", "[*]:", "[7]:") of the notebook on screen: those of the input areas
+# (a collapsed input, like the bootstrap cell's, shows a placeholder whose prompt is empty).
+_PROMPTS = ("[...window.jupyterapp.shell.currentWidget.node"
+            ".querySelectorAll('.jp-CodeCell .jp-InputArea-prompt')]"
             ".map(p => p.textContent.trim())")
 
 _ALL_RUN = (
