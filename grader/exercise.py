@@ -4,7 +4,7 @@ A lesson's setup cell declares its exercises once, before the student meets the 
 
     graded = Exercises(globals(),
         Exercise("huber_loss"),                                   # NumPy only, inputs unchanged
-        Exercise("huber_fit", may_call=("huber_loss",)),
+        Exercise("gradient_errors", may_call=("eval_numerical_gradient",)),   # a referee it may use
         Exercise("StableSoftplus", uses="torch"),                 # PyTorch forwards, no autograd
         Exercise("sgd", changes=("w", "config")),                 # CS231n updates w in place
     )
@@ -26,15 +26,17 @@ While the student's code runs:
   (marked by `referee`), and the functions of the notebook the exercise names in `must_not_call`
   (a locked cell's reference, the loop version of a vectorised exercise). They are recognised by
   their code, so no other name, alias or import reaches them. A referee the exercise lists in
-  `may_call` runs, trusted: nothing is refused inside it (lesson 06's network calls the course's
-  layers).
-- the trace hook that watches this cannot be switched off unnoticed.
+  `may_call` runs trusted (lesson 06's network calls the course's layers), until it calls the
+  student's code back.
+- the calls and lines it runs are counted where the brief sets a number, and the memory it holds;
+- the watch (grader/watch.py) cannot be switched off, handed out or escaped by a thread unnoticed.
 
 Afterwards every argument is compared with a copy taken before the call, except the ones the
 exercise lists in `changes`: an argument changed in place is named ("huber_loss changed its
 argument pred in place"). A refusal or a changed input prints its ✗ line and hint (codes
-`forbidden-call`, `autograd-by-hand`, `input-modified`) and raises a `CheckFailed`, so the
-cell scores nothing, even when the student's code caught the refusal and carried on.
+`forbidden-call`, `autograd-by-hand`, `input-modified`, `call-count`, `not-vectorised`,
+`too-much-memory`) and raises a `CheckFailed`, so the cell scores nothing, even when the student's
+code caught the refusal and carried on.
 """
 
 from __future__ import annotations
