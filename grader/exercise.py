@@ -46,6 +46,7 @@ import sys
 from collections.abc import Callable, Iterator, MutableMapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from types import CodeType
 from typing import Any, Literal
 
 import numpy as np
@@ -53,6 +54,7 @@ import numpy as np
 from .by_hand import _refuse
 from .errors import CheckFailed, ToolkitInputError
 from .i18n import _
+from .referees import codes_of
 from .watch import watched
 
 __all__ = ["Exercise", "Exercises", "InputModified", "UnknownExercise"]
@@ -212,6 +214,15 @@ class Exercises:
             raise ToolkitInputError(f"Exercises: an exercise is declared twice: {names}")
         self._namespace = namespace
         self._declared = {e.name: e for e in exercises}
+        # every code object the declared and forbidden names were bound to at a graded call
+        self._names = set(self._declared) | {n for e in exercises for n in e.reasons()}
+        self._seen: dict[str, dict[int, CodeType]] = {name: {} for name in self._names}
+
+    def _remember(self) -> dict[str, list[CodeType]]:
+        """Note what each name is bound to now; return every code object each was ever bound to."""
+        for name in self._names:
+            self._seen[name].update((id(code), code) for code in codes_of(self._namespace.get(name)))
+        return {name: list(codes.values()) for name, codes in self._seen.items()}
 
     def __iter__(self) -> Iterator[Exercise]:
         return iter(self._declared.values())
@@ -250,7 +261,7 @@ class Exercises:
         exercise, fn = self.declaration(name), self.student(name)
         saved = [(arg, value, _copy(value)) for arg, value in _argument_names(fn, args, kwargs)
                  if arg not in exercise.changes]
-        with watched(name, exercise, self._namespace):
+        with watched(name, exercise, self._namespace, self._remember()):
             result = fn(*args, **kwargs)
         _check_unchanged(name, saved)
         return result
@@ -260,5 +271,5 @@ class Exercises:
         """The block runs under exercise `name`'s rules (for a class's methods, or a function the
         check calls through a helper); inputs are not compared here."""
         __tracebackhide__ = True
-        with watched(label or name, self.declaration(name), self._namespace):
+        with watched(label or name, self.declaration(name), self._namespace, self._remember()):
             yield

@@ -24,7 +24,7 @@ import subprocess
 import sys
 import threading
 import tracemalloc
-from collections.abc import Callable, Iterator, MutableMapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, MutableMapping
 from contextlib import ExitStack, contextmanager
 from types import CodeType
 from typing import Any
@@ -238,11 +238,14 @@ def _nested(code: CodeType) -> Iterator[CodeType]:
             yield from _nested(const)
 
 
-def _rules_by_code(rules: Any, namespace: MutableMapping[str, Any]) -> tuple[dict, set, dict]:
-    """(refused, trusted, counted), keyed by id(code), for an exercise in a notebook's namespace."""
+def _rules_by_code(rules: Any, namespace: MutableMapping[str, Any],
+                   seen: Mapping[str, Iterable[CodeType]]) -> tuple[dict, set, dict]:
+    """(refused, trusted, counted), keyed by id(code), for an exercise in a notebook's namespace;
+    `seen`: the code objects each name was bound to at earlier graded calls (a function the brief
+    forbids stays forbidden after its name is rebound to something else)."""
     refused = {key: (name, "") for key, (_code, name) in REFEREES.items()}
     for name, reason in rules.reasons().items():
-        for code in codes_of(namespace.get(name)):
+        for code in (*codes_of(namespace.get(name)), *seen.get(name, ())):
             refused[id(code)] = (name, reason)
     # a referee the exercise may call, bound under its own name: never the student's code, nor
     # another referee bound to that name
@@ -257,12 +260,13 @@ def _rules_by_code(rules: Any, namespace: MutableMapping[str, Any]) -> tuple[dic
 
 
 @contextmanager
-def watched(label: str, rules: Any, namespace: MutableMapping[str, Any]) -> Iterator[None]:
+def watched(label: str, rules: Any, namespace: MutableMapping[str, Any],
+            seen: Mapping[str, Iterable[CodeType]] | None = None) -> Iterator[None]:
     """The block runs under the exercise's rules (`rules`: its grader.exercise.Exercise); a refusal
     the student's code caught is raised when the block ends."""
     __tracebackhide__ = True
     own = next(codes_of(namespace.get(rules.name)), None)
-    refused, trusted, counted = _rules_by_code(rules, namespace)
+    refused, trusted, counted = _rules_by_code(rules, namespace, seen or {})
     parts = {id(part) for name in rules.may_call for code in codes_of(namespace.get(name))
              if id(code) in trusted for part in _nested(code)}
     watch = _Watch(label, rules, refused, trusted, counted, own.co_filename if own else None, parts)

@@ -474,3 +474,18 @@ def test_a_trusted_referee_of_a_notebook_cell_runs_its_own_comprehensions_truste
     exec(compile(source, "/tmp/notebook_cells/cell4.py", "exec"), namespace)
     graded = Exercises(namespace, Exercise("train", may_call=("torch_net",)))
     assert set(graded.train({"w": np.ones(2)})) == {"w"}
+
+
+def test_a_forbidden_function_stays_forbidden_after_its_name_is_rebound() -> None:
+    def loops(x):
+        return x + 1
+
+    namespace = {"loops": loops}
+    graded = Exercises(namespace, Exercise("loops"),
+                       Exercise("vectorised", must_not_call={"loops": "the loop version"}))
+    graded.loops(np.ones(2))                     # the check of the loop version saw it
+    saved = namespace["loops"]
+    namespace["loops"] = lambda x: x             # the name now holds something harmless
+    namespace["vectorised"] = lambda x: saved(x)
+    with pytest.raises(ForbiddenCall, match="not to call loops"):
+        graded.vectorised(np.ones(2))
