@@ -115,7 +115,7 @@ class Exercise:
                                         f"got the string {getattr(self, name)!r}")
 
     def reasons(self) -> dict[str, str]:
-        """must_not_call as name -> reason (None: the default, said by REFEREE_MESSAGE)."""
+        """must_not_call as name -> reason ("": the default, the watch's REFEREE_MESSAGE)."""
         if isinstance(self.must_not_call, dict):
             return dict(self.must_not_call)
         return dict.fromkeys(self.must_not_call, "")

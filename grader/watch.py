@@ -239,8 +239,9 @@ def _nested(code: CodeType) -> Iterator[CodeType]:
 
 
 def _rules_by_code(rules: Any, namespace: MutableMapping[str, Any],
-                   seen: Mapping[str, Iterable[CodeType]]) -> tuple[dict, set, dict]:
-    """(refused, trusted, counted), keyed by id(code), for an exercise in a notebook's namespace;
+                   seen: Mapping[str, Iterable[CodeType]]) -> tuple[dict, dict, dict]:
+    """(refused, trusted, counted), keyed by id(code), for an exercise in a notebook's namespace
+    (trusted holds the code objects, for the code nested in them);
     `seen`: the code objects each name was bound to at earlier graded calls (a function the brief
     forbids stays forbidden after its name is rebound to something else)."""
     refused = {key: (name, "") for key, (_code, name) in REFEREES.items()}
@@ -249,7 +250,7 @@ def _rules_by_code(rules: Any, namespace: MutableMapping[str, Any],
             refused[id(code)] = (name, reason)
     # a referee the exercise may call, bound under its own name: never the student's code, nor
     # another referee bound to that name
-    trusted = {id(code) for name in rules.may_call for code in codes_of(namespace.get(name))
+    trusted = {id(code): code for name in rules.may_call for code in codes_of(namespace.get(name))
                if referee_name(code) == name}
     for key in trusted:
         refused.pop(key, None)
@@ -267,9 +268,8 @@ def watched(label: str, rules: Any, namespace: MutableMapping[str, Any],
     __tracebackhide__ = True
     own = next(codes_of(namespace.get(rules.name)), None)
     refused, trusted, counted = _rules_by_code(rules, namespace, seen or {})
-    parts = {id(part) for name in rules.may_call for code in codes_of(namespace.get(name))
-             if id(code) in trusted for part in _nested(code)}
-    watch = _Watch(label, rules, refused, trusted, counted, own.co_filename if own else None, parts)
+    parts = {id(part) for code in trusted.values() for part in _nested(code)}
+    watch = _Watch(label, rules, refused, set(trusted), counted, own.co_filename if own else None, parts)
     previous, previous_threads = _REAL_GETTRACE(), threading._trace_hook
     present = [(owner, name, stand_in) for owner, name, stand_in in _STAND_INS if name in vars(owner)]
     saved = [(owner, name, vars(owner)[name]) for owner, name, _stand_in in present]

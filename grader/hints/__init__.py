@@ -43,7 +43,7 @@ from .._validate import (
 )
 from ..errors import ToolkitInputError
 from ..i18n import _
-from ..referees import referee
+from ..referees import referee_all
 from . import (
     batch,
     checkers,
@@ -95,9 +95,7 @@ PROBLEMS: dict[str, Problem] = {p.name: p for module in MODULES for p in getattr
 # The rules compute the right answer and its typical wrong variants (a convolution, a BPTT, a batch
 # norm backward): every function of the hint modules is a referee, refused inside a graded call.
 for _module in (*MODULES, context, format, problem):
-    for _obj in list(vars(_module).values()):
-        if (inspect.isfunction(_obj) or inspect.isclass(_obj)) and _obj.__module__ == _module.__name__:
-            referee(_obj)
+    referee_all(vars(_module))
 
 
 # Each rule takes (actual, ctx) with actual float64, finite, shaped like expected and not close
