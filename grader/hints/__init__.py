@@ -12,7 +12,8 @@ Layout, one module per theme, each holding its rules and the codes they give (`C
 one-hot term), `weights` (a square W not transposed, the L2 term) are the generic rules; the
 *problem* modules `rnn`, `norm` (norm, norm_test, running), `optim`, `lstm` and `conv` (conv,
 pool) also hold their problem's dataclass and its validation, and list it in `PROBLEMS`
-(`problem.Problem`). `checkers` names the codes of the lessons' own checkers; `context` is the
+(`problem.Problem`). `guards` names the codes of the toolkit's guards (a graded call's rules,
+by_hand); a lesson's own checkers declare theirs in the lesson's package. `context` is the
 Hint, the checked context and the tolerances; `format` how numbers appear in messages. This
 module gathers the codes and the problems once (`MODULES`), checks a caller's hints once
 (`hint_args`) and walks the rules (`diagnose_with`).
@@ -46,10 +47,10 @@ from ..i18n import _
 from ..referees import referee_all
 from . import (
     batch,
-    checkers,
     context,
     conv,
     format,
+    guards,
     input,
     lstm,
     mask,
@@ -84,9 +85,10 @@ __all__ = ["HINT_CODES", "PROBLEMS", "Hint", "HintArgs", "diagnose", "diagnose_w
 # Also re-exported (the `X as X` imports above): the tolerances RTOL, ALMOST_RTOL, FACTOR_RTOL.
 
 #: Every module with hint codes, in the order HINT_CODES lists them.
-MODULES = (input, shape, scale, batch, mask, softmax, weights, rnn, norm, optim, lstm, conv, checkers)
+MODULES = (input, shape, scale, batch, mask, softmax, weights, rnn, norm, optim, lstm, conv, guards)
 
-#: Every hint code a check can print, and what it means (the class report explains codes by it).
+#: Every hint code the toolkit's checks and guards can print, and what it means (the class report
+#: explains codes by it, with the lessons' own: grader.lessons.hint_codes).
 HINT_CODES: dict[str, str] = {code: text for module in MODULES for code, text in module.CODES.items()}
 
 #: Every problem a check can be given (`problem={name: {...}}`), by name.

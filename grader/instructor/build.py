@@ -16,6 +16,7 @@ a stale or hand-edited solution is detected without executing anything.
 from __future__ import annotations
 
 import argparse
+import ast
 import hashlib
 import json
 import os
@@ -59,21 +60,54 @@ def _hash_tree(h: hashlib._Hash, folder: Path, label: str) -> None:
         h.update(b"\0")
 
 
+def _module_file(lessons: Path, dotted: str) -> Path | None:
+    """grader/lessons/<a>/<b>.py or grader/lessons/<a>/<b>/__init__.py for `a.b`; None if neither."""
+    base = lessons.joinpath(*dotted.split("."))
+    for path in (base.with_suffix(".py"), base / "__init__.py"):
+        if path.is_file():
+            return path
+    return None
+
+
+def _imported(dotted: str, path: Path) -> list[str]:
+    """The grader.lessons modules (dotted, below grader.lessons) that module `dotted` imports."""
+    package = dotted.split(".") if path.name == "__init__.py" else dotted.split(".")[:-1]
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ImportFrom) and node.level:
+            if node.level > len(package) + 1:
+                continue  # the toolkit (`from ... import`): not a lesson module
+            base = package[: len(package) - node.level + 1] + (node.module.split(".") if node.module else [])
+            found += [".".join(base)] + [".".join([*base, alias.name]) for alias in node.names]
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            names = [node.module or ""] if isinstance(node, ast.ImportFrom) else [a.name for a in node.names]
+            found += [n[len("grader.lessons."):] for n in names if n.startswith("grader.lessons.")]
+    return [name for name in found if name]
+
+
 def lesson_modules(name: str, root: Path = REPO) -> list[str]:
-    """The `grader.lessons` modules a lesson's notebook imports, and the ones they import."""
-    notebook = (root / "course" / name / f"{name}.ipynb").read_text(encoding="utf-8")
-    found: set[str] = set()
-    todo = re.findall(r"grader\.lessons\.(\w+)", notebook)
+    """The `grader.lessons` modules a lesson's notebook imports, and the ones they import (with the
+    packages they sit in, whose `__init__` runs first): dotted names below grader.lessons."""
+    lessons = root / "grader" / "lessons"
+    notebook = nbformat.read(root / "course" / name / f"{name}.ipynb", as_version=NB_VERSION)
+    code = "\n".join(c.source for c in notebook.cells if c.cell_type == "code")
+    todo = re.findall(r"^\s*(?:from|import) grader\.lessons\.([\w.]+)", code, flags=re.M)
+    found: dict[str, Path] = {}
     while todo:
         module = todo.pop()
-        path = root / "grader" / "lessons" / f"{module}.py"
-        if module in found or not path.is_file():
+        path = _module_file(lessons, module)
+        if module in found or path is None:
             continue
-        found.add(module)
-        text = path.read_text(encoding="utf-8")
-        todo += re.findall(r"^\s*from \.(\w+) import", text, flags=re.M)
-        todo += re.findall(r"grader\.lessons\.(\w+)", text)
+        found[module] = path
+        parts = module.split(".")
+        todo += [".".join(parts[:k]) for k in range(1, len(parts))] + _imported(module, path)
     return sorted(found)
+
+
+def _module_path(root: Path, dotted: str) -> str:
+    path = _module_file(root / "grader" / "lessons", dotted)
+    assert path is not None
+    return path.relative_to(root / "grader").as_posix()
 
 
 def inputs_hash(name: str, root: Path = REPO, language: str = "en") -> str:
@@ -91,7 +125,7 @@ def inputs_hash(name: str, root: Path = REPO, language: str = "en") -> str:
     modules = lesson_modules(name, root)
     if "datasets" in modules:
         _hash_tree(h, root / "grader" / "lessons" / "data", "data")
-    helpers = {f"lessons/{m}.py" for m in modules} | {"lessons/__init__.py"}
+    helpers = {_module_path(root, m) for m in modules} | {"lessons/__init__.py"}
     for path in sorted((root / "grader").rglob("*.py")):
         rel = path.relative_to(root / "grader")
         not_inputs = rel.parts[0] in ("instructor", "lab")
@@ -250,7 +284,7 @@ def execute_solution(name: str, root: Path = REPO, language: str = "en") -> nbfo
     from nbclient import NotebookClient
     from nbclient.exceptions import CellExecutionError
 
-    nb = solution_skeleton(edition_source(name, root, language))
+    nb = solution_skeleton(front_ends.released(edition_source(name, root, language), name, language))
     label = edition_dir(Path("solutions"), name, language).as_posix()
     with tempfile.TemporaryDirectory(prefix=f"build-{name}-") as scratch:
         shutil.copytree(root / "course" / name, scratch, dirs_exist_ok=True)
@@ -304,7 +338,8 @@ def _build_one_solution(job: tuple[str, str], root: str) -> str:
 
 
 def generate_exercises(names: Iterable[str], root: Path, out: Path) -> None:
-    """Run `nbgrader generate_assignment` for `names` in a scratch course; copy the release to `out`."""
+    """Run `nbgrader generate_assignment` for `names` in a scratch course; copy the release to `out`,
+    with what students get besides the lesson (`front_ends.released`: the open line, the bootstrap cell)."""
     names = list(names)
     with tempfile.TemporaryDirectory(prefix="build-release-") as scratch:
         scratch_path = Path(scratch)
@@ -319,6 +354,8 @@ def generate_exercises(names: Iterable[str], root: Path, out: Path) -> None:
             if target.exists():
                 shutil.rmtree(target)
             shutil.copytree(scratch_path / "exercises" / name, target)
+            release = target / f"{name}.ipynb"
+            write_notebook(front_ends.released(nbformat.read(release, as_version=NB_VERSION), name), release)
             for language in editions(name, root):
                 _write_edition_release(name, root, out, language)
 

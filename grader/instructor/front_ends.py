@@ -1,16 +1,16 @@
-"""Where students open the lessons besides `make lab`: Colab and Binder (issue 17).
-
-One canonical source for the links and for the first code cell of every lesson:
+"""Where students open the lessons besides `make lab`: Colab and Binder, and what every released
+lesson carries for them. `course/` holds neither: the build adds both to each edition's release and
+solution (`released`).
 
 - `colab_url(lesson)`, `binder_url(lesson)`: the lesson's release notebook (`exercises/`) on the
   course's GitHub repository, opened in Colab or on mybinder.org;
 - `open_line(lesson)`: the line of links under the title of the lesson's first markdown cell;
 - `readme_links(lesson)`: the same links as badges, for the README's lesson table;
-- `BOOTSTRAP_CELL`: the source of every lesson's first code cell. Where the course toolkit (the
-  `grader` package) is missing, as in Colab, it installs it from GitHub without dependencies (Colab
-  has numpy, matplotlib, torch and ipywidgets, at its own versions, not the course's pins), at the
-  release tag of the version the notebook was built with (`v` + pyproject's version), so that a
-  copy saved in Drive keeps getting the toolkit it was written for; where it is present it does
+- `BOOTSTRAP_CELL`: the source of every lesson's first code cell, shown collapsed. Where the course
+  toolkit (the `grader` package) is missing, as in Colab, it installs it from GitHub without
+  dependencies (Colab has numpy, matplotlib, torch and ipywidgets, at its own versions, not the
+  course's pins), at the commit of main named in `toolkit_commit` (only main is published), so that
+  a copy saved in Drive keeps getting the toolkit it was written for; where it is present it does
   nothing. It recognises the course's toolkit by the `__course__` line of `grader/__init__.py`
   (read, not imported), and stops with a clear message when something else named `grader` (a
   folder beside the notebook, another package) would hide it.
@@ -28,7 +28,7 @@ from pathlib import Path
 
 import nbformat
 
-from grader.instructor.course_layout import REPO, assignments
+from grader.instructor.course_layout import REPO
 from grader.lab import release_notebook
 
 REPOSITORY = "backprop-course/backprop-course"
@@ -200,27 +200,36 @@ def bootstrap_source(language: str = "en") -> str:
     return source
 
 
-def _bootstrap_cell() -> nbformat.NotebookNode:
+def _bootstrap_cell(language: str) -> nbformat.NotebookNode:
     """A fresh bootstrap code cell: plain (no nbgrader metadata), no outputs, a stable id, its code
     shown collapsed (JupyterLab's source_hidden; Colab's form view shows the #@title line alone)."""
-    cell = nbformat.v4.new_code_cell(BOOTSTRAP_CELL)
+    cell = nbformat.v4.new_code_cell(bootstrap_source(language))
     cell.id = "bootstrap"
     cell.metadata = {"cellView": "form", "jupyter": {"source_hidden": True}}
     return cell
 
 
-def add_front_ends(nb: nbformat.NotebookNode, lesson: str) -> bool:
-    """Give a course notebook its open line and its bootstrap cell (idempotent); True if it changed.
-
-    The open line goes under the title of the first (markdown) cell; the bootstrap cell becomes
-    the first code cell, right after the title cell (an older bootstrap cell is replaced)."""
-    before = nbformat.writes(nb)
+def released(nb: nbformat.NotebookNode, lesson: str, language: str = "en") -> nbformat.NotebookNode:
+    """`nb` (a lesson of `course/`, or an edition of it) as students get it, changed in place: the
+    open line under the title of its first (markdown) cell, and the bootstrap cell of `language`
+    as its first code cell, right after the title (an older one is replaced). Idempotent."""
     title = nb.cells[0]
     if title.cell_type != "markdown":
         raise ValueError(f"{lesson}: the first cell is not the title (markdown) cell")
-    title.source = with_open_line(title.source, lesson)
+    title.source = with_open_line(title.source, lesson, language)
     nb.cells = [c for c in nb.cells if c.get("id") != "bootstrap"]
-    nb.cells.insert(1, _bootstrap_cell())
+    nb.cells.insert(1, _bootstrap_cell(language))
+    return nb
+
+
+def source_only(nb: nbformat.NotebookNode) -> bool:
+    """Take what `released` adds out of a `course/` notebook (in place); True if it had any."""
+    before = nbformat.writes(nb)
+    title = nb.cells[0]
+    lines = title.source.split("\n")
+    if title.cell_type == "markdown" and len(lines) >= 3 and lines[1] == "" and is_open_line(lines[2]):
+        title.source = "\n".join([lines[0], *lines[3:]])
+    nb.cells = [c for c in nb.cells if c.get("id") != "bootstrap"]
     return nbformat.writes(nb) != before
 
 
@@ -237,23 +246,15 @@ def last_toolkit_commit(repo: Path) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """python -m grader.instructor.front_ends [--release] [course/NN_x/NN_x.ipynb ...]: add the front
-    ends; with --release, first make the bootstrap cells install the last commit that changed the
-    toolkit (docs/authoring.md, Releasing)."""
+    """python -m grader.instructor.front_ends --release: make the bootstrap cells of the next build
+    install the last commit that changed the toolkit (docs/authoring.md, Releasing)."""
     args = list(sys.argv[1:] if argv is None else argv)
-    if "--release" in args:
-        args.remove("--release")
-        commit = last_toolkit_commit(REPO)
-        TOOLKIT_COMMIT_FILE.write_text(commit + "\n", encoding="utf-8")
-        print(f"the bootstrap cells install the toolkit of commit {commit}")
-        again = [sys.executable, "-m", "grader.instructor.front_ends", *args]   # with the new commit
-        return subprocess.run(again, cwd=REPO).returncode
-    paths = [Path(a) for a in args] or [REPO / "course" / name / f"{name}.ipynb" for name in assignments()]
-    for path in paths:
-        nb = nbformat.read(path, as_version=4)
-        if add_front_ends(nb, path.stem):
-            nbformat.write(nb, path)
-            print(f"{path}: open line and bootstrap cell brought up to date")
+    if args != ["--release"]:
+        print("usage: python -m grader.instructor.front_ends --release  (then `make build`)", file=sys.stderr)
+        return 2
+    commit = last_toolkit_commit(REPO)
+    TOOLKIT_COMMIT_FILE.write_text(commit + "\n", encoding="utf-8")
+    print(f"the bootstrap cells install the toolkit of commit {commit}: now run `make build`")
     return 0
 
 

@@ -34,7 +34,7 @@ GRADER = LOCALE_DIR.parent
 #: What each domain is extracted from, and the names its messages are marked with.
 SOURCES = {
     TOOLKIT_DOMAIN: sorted([*GRADER.glob("*.py"), *(GRADER / "hints").glob("*.py")]),
-    LESSONS_DOMAIN: sorted((GRADER / "lessons").glob("*.py")),
+    LESSONS_DOMAIN: sorted((GRADER / "lessons").rglob("*.py")),
     CELLS_DOMAIN: sorted((GRADER.parent / "course").glob("*/*.ipynb")),
 }
 KEYWORDS = {"_": None, "N_": None, "ngettext": (1, 2), "lesson_text": None, "lesson_ngettext": (1, 2)}

@@ -21,6 +21,7 @@ import numpy as np
 
 from ..errors import ToolkitInputError
 from ..i18n import lesson_text as _
+from ..referees import referee_all
 
 __all__ = ["DATA_DIR", "DIGITS_PATH", "digits_split", "load_digits", "load_text", "make_spiral", "text_names"]
 
@@ -135,3 +136,6 @@ def _positive_int(value: object, name: str) -> int:
         message = _("{name} must be a positive int, got {value}.")
         raise ToolkitInputError(message.format(name=name, value=repr(value)))
     return int(value)
+
+
+referee_all(globals())

@@ -32,6 +32,7 @@ from matplotlib.ticker import LogLocator, MaxNLocator, NullLocator
 
 from ..i18n import N_
 from ..i18n import lesson_text as _
+from ..referees import referee_all
 from .student_calls import NotReady
 from .widget_base import InPlaceArea, LiveControls
 
@@ -210,3 +211,6 @@ def set_log_line(panel: Panel, line: Any, x: np.ndarray, y: np.ndarray) -> None:
     bad = int((~ok).sum())
     panel.note.set_text(_("{bad} layer(s) at 0 or overflowed").format(bad=bad) if bad else "")
     panel.note.set_position((0.5, 0.08))
+
+
+referee_all(globals())

@@ -26,6 +26,7 @@ from matplotlib.figure import Figure
 
 from ..i18n import N_
 from ..i18n import lesson_text as _
+from ..referees import referee_all
 from .widget_base import LiveControls, OutputArea
 
 #: The caption under the controls when a view gives none.
@@ -71,3 +72,6 @@ class SliderPlot(LiveControls):
     def png(self) -> bytes:
         """The plot for the controls' current values."""
         return figure_png(self.draw(**self.values()), dpi=self.dpi)
+
+
+referee_all(globals())

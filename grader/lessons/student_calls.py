@@ -16,6 +16,7 @@ import numpy as np
 from .._validate import describe, fmt_shape
 from ..i18n import N_
 from ..i18n import lesson_text as _
+from ..referees import referee_all
 
 __all__ = [
     "NotReady", "call_student", "for_cell", "needs", "student_dead_fraction", "student_items",
@@ -134,3 +135,6 @@ def student_dead_fraction(dead_fraction: Callable, z: np.ndarray) -> float:
         message = _("dead_fraction returned {got}; expected one number in [0, 1].")
         raise NotReady(message.format(got=describe(value)))
     return float(value)
+
+
+referee_all(globals())

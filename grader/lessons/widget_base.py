@@ -16,9 +16,6 @@ Every change of a control's value (on release, unless ``continuous_update``) cal
 - `InPlaceArea`: the static picture's own output, replaced through its ``display_id``, so
   there is one picture, never two (``LiveFigure``, in live_figure.py).
 
-(Name no other lesson module here in dotted form: `build.lesson_modules` reads such names as
-imports, and a lesson that uses one widget would be rebuilt when the other changes.)
-
 Pictures are PNG bytes: the same in every front end, without ipympl.
 """
 
@@ -32,6 +29,7 @@ import ipywidgets as widgets
 from IPython.display import Image, display
 
 from ..i18n import lesson_text as _
+from ..referees import referee_all
 
 __all__ = ["InPlaceArea", "LiveControls", "OutputArea", "widget_bundle"]
 
@@ -152,3 +150,6 @@ class LiveControls:
 
     def _ipython_display_(self) -> None:
         self.area.display(self._show_controls, self.png())  # the default state, kept in the saved notebook
+
+
+referee_all(globals())

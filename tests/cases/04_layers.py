@@ -510,30 +510,30 @@ _AFFINE_BACKWARD_CELLS = ["test_affine_backward_dx", "test_affine_backward_dw", 
 MISTAKES += [
     {
         # The course's layer from the package every student installs (lesson 6 says where it is).
-        "name": "shortcut: affine_forward is grader.lessons.layers' affine_forward",
+        "name": "shortcut: affine_forward is grader.lessons.two_layer_net.layers' affine_forward",
         "cells": {"affine_forward": """\
 def affine_forward(x, w, b):
-    import grader.lessons.layers
-    return grader.lessons.layers.affine_forward(x, w, b)
+    import grader.lessons.two_layer_net.layers
+    return grader.lessons.two_layer_net.layers.affine_forward(x, w, b)
 """},
         "must_fail": _AFFINE_FORWARD_CELLS,
         "message": _REFEREE,
     },
     {
-        "name": "shortcut: affine_backward is grader.lessons.layers' affine_backward",
+        "name": "shortcut: affine_backward is grader.lessons.two_layer_net.layers' affine_backward",
         "cells": {"affine_backward": """\
 def affine_backward(dout, cache):
-    from grader.lessons.layers import affine_backward as course_affine_backward
+    from grader.lessons.two_layer_net.layers import affine_backward as course_affine_backward
     return course_affine_backward(dout, cache)
 """},
         "must_fail": _AFFINE_BACKWARD_CELLS + ["test_affine_relu_backward"],
         "message": _REFEREE,
     },
     {
-        "name": "shortcut: relu_backward is grader.lessons.layers' relu_backward",
+        "name": "shortcut: relu_backward is grader.lessons.two_layer_net.layers' relu_backward",
         "cells": {"relu_backward": """\
 def relu_backward(dout, cache):
-    from grader.lessons import layers
+    from grader.lessons.two_layer_net import layers
     return layers.relu_backward(dout, cache)
 """},
         "must_fail": ["test_relu_backward", "test_affine_relu_backward"],

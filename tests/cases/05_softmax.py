@@ -335,10 +335,10 @@ _TOO_BIG = "do not build the big intermediate array"
 MISTAKES += [
     {
         # The course's softmax_loss from the package every student installs (lesson 6 names it).
-        "name": "shortcut: softmax_loss is grader.lessons.layers' softmax_loss",
+        "name": "shortcut: softmax_loss is grader.lessons.two_layer_net.layers' softmax_loss",
         "cells": {"softmax_loss": """\
 def softmax_loss(x, y):
-    from grader.lessons.layers import softmax_loss as course_softmax_loss
+    from grader.lessons.two_layer_net.layers import softmax_loss as course_softmax_loss
     return course_softmax_loss(x, y)
 """},
         "must_fail": _SOFTMAX_LOSS_CELLS,

@@ -4,8 +4,8 @@ Graded by tests/cases/test_corpus.py (in process, on the lesson's contract cut):
 alternative must score full marks; every mistake must score 0 on exactly the
 cells in `must_fail` and full marks elsewhere.
 
-The layers of lessons 4 and 5 are the course's (grader.lessons.layers, imported by a locked cell;
-a student may paste their own in a plain cell, which the contract cut leaves out).
+The layers of lessons 4 and 5 are the course's (grader.lessons.two_layer_net.layers, imported by a
+locked cell; a student may paste their own in a plain cell, which the contract cut leaves out).
 Graded cells: test_l2_penalty (1); the class: test_init (1), test_scores (2), test_loss (2),
 test_loss_reg (1), test_dW2 (2), test_db2 (1), test_dW1 (2), test_db1 (1), test_reg_grads (2),
 test_stable (1); the training loop: test_train_steps (2), test_train_history (1); XOR:

@@ -677,11 +677,34 @@ def rmsprop(w, dw, config=None):
         "name": "shortcut: adam is optimiser_reference",
         "cells": {"optim_adam": """\
 def adam(w, dw, config=None):
-    from grader.lessons import deep_nets_reference as ref
+    from grader.lessons.deep_nets import reference as ref
     config = {} if config is None else config
     trajectory, state = ref.optimiser_reference("adam", w, [dw], config)
     config.update({**DEFAULTS["adam"], **config, **state, "t": int(state["t"])})
     return trajectory[-1], config
+"""},
+        "must_fail": ["optim_adam_steps", "optim_adam_first_step", "optim_adam_config"],
+        "message": _REFERENCE,
+    },
+    {
+        # lesson 11's and 12's training runs use an Adam the course ships: a lesson helper, refused
+        "name": "shortcut: adam is grader.lessons.adam's Adam",
+        "cells": {"optim_adam": """\
+def adam(w, dw, config=None):
+    from grader.lessons.adam import Adam
+    config = {} if config is None else config
+    for key, value in DEFAULTS["adam"].items():
+        config.setdefault(key, value)
+    opt = Adam({"w": w}, lr=config["learning_rate"], beta1=config["beta1"], beta2=config["beta2"],
+               eps=config["epsilon"])
+    opt.m["w"] = config.get("m", np.zeros_like(w))
+    opt.v["w"] = config.get("v", np.zeros_like(w))
+    opt.t = config.get("t", 0)
+    next_w = w.copy()
+    opt.params["w"] = next_w
+    opt.step({"w": dw})
+    config.update(m=opt.m["w"], v=opt.v["w"], t=opt.t)
+    return next_w, config
 """},
         "must_fail": ["optim_adam_steps", "optim_adam_first_step", "optim_adam_config"],
         "message": _REFERENCE,
@@ -694,23 +717,23 @@ def adam(w, dw, config=None):
         "message": _REFERENCE,
     },
     {
-        # attention_reference's layer norm (PyTorch's, eps 1e-5), its own cache beside.
-        "name": "shortcut: layernorm_forward is attention_reference's",
+        # lesson 12's reference layer norm (PyTorch's, eps 1e-5), its own cache beside.
+        "name": "shortcut: layernorm_forward is lesson 12's reference",
         "cells": {"layernorm_forward": _edit(
             _LN_FORWARD, "    out = gamma * xhat + beta\n",
-            "    from grader.lessons.attention_reference import layernorm_forward as reference\n"
+            "    from grader.lessons.attention.reference import layernorm_forward as reference\n"
             "    out, _ = reference(x, gamma, beta)\n")},
         "must_fail": _LN_CELLS,
         "message": _REFERENCE,
     },
     {
-        "name": "shortcut: layernorm_backward is attention_reference's",
+        "name": "shortcut: layernorm_backward is lesson 12's reference",
         "cells": {"layernorm_forward": _edit(_LN_FORWARD,
                                              'cache = {"xhat": xhat, "inv_std": inv_std, "gamma": gamma}',
                                              'cache = {"x": x, "gamma": gamma, "beta": beta}'),
                   "layernorm_backward": """\
 def layernorm_backward(dout, cache):
-    from grader.lessons.attention_reference import layernorm_backward as reference
+    from grader.lessons.attention.reference import layernorm_backward as reference
     return reference(dout, (cache["x"], cache["gamma"], cache["beta"]))
 """},
         "must_fail": ["test_layernorm_dx", "test_layernorm_dparams"],

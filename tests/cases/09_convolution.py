@@ -490,12 +490,12 @@ def conv_forward_naive(x, w, b, conv_param):
         "message": "changed its argument dout in place",
     },
     {
-        # The demo net's own 2×2 max pool (grader.lessons.conv_experiments), right for the visible
+        # The demo net's own 2×2 max pool (grader.lessons.convolution.experiments), right for the visible
         # check's 2 × 2 windows at stride 2 only: a referee, refused there too.
         "name": "max pool forward by the conv net's 2×2 pool of the package",
         "cells": {"max_pool_forward_naive": '''\
 def max_pool_forward_naive(x, pool_param):
-    from grader.lessons.conv_experiments import _pool2_forward
+    from grader.lessons.convolution.experiments import _pool2_forward
     return _pool2_forward(x)[0], (x, pool_param)
 '''},
         "must_fail": ["test_max_pool_forward", "test_max_pool_backward"],

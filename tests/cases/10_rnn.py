@@ -689,7 +689,7 @@ def rnn_forward(x, h0, Wx, Wh, b):
         "name": "temporal softmax by the package's softmax_loss",
         "cells": {"temporal_softmax_loss": '''\
 def temporal_softmax_loss(x, y, mask):
-    from grader.lessons.layers import softmax_loss
+    from grader.lessons.two_layer_net.layers import softmax_loss
     N, T, V = x.shape
     keep = mask.reshape(-1)
     count = int(keep.sum())
@@ -706,7 +706,7 @@ def temporal_softmax_loss(x, y, mask):
         "name": "temporal affine forward by the package's affine_forward",
         "cells": {"temporal_affine_forward": '''\
 def temporal_affine_forward(x, w, b):
-    from grader.lessons.layers import affine_forward
+    from grader.lessons.two_layer_net.layers import affine_forward
     N, T, D = x.shape
     out, _ = affine_forward(x.reshape(N * T, D), w, b)
     return out.reshape(N, T, -1), (x, w, b)

@@ -334,7 +334,7 @@ def attention_backward(dout, cache):
         "cells": {
             "attention_backward": """\
 def attention_backward(dout, cache):
-    from grader.lessons.attention_checks import _attention_grads
+    from grader.lessons.attention.checks import _attention_grads
     q, k, v, w = cache
     mask = w > 0
     g = _attention_grads(q, k, v, mask, dout, 1 / np.sqrt(q.shape[-1]))
@@ -357,7 +357,7 @@ def attention_backward(dout, cache):
         "cells": {
             "attention_forward": """\
 def attention_forward(q, k, v, mask=None):
-    from grader.lessons.attention_checks import _weights
+    from grader.lessons.attention.checks import _weights
     w = _weights(q, k, mask, 1 / np.sqrt(q.shape[-1]))
     return w @ v, (q, k, v, w)
 """

@@ -104,7 +104,7 @@ def test_a_lesson_helper_is_an_input_of_the_lessons_that_import_it_only(tmp_path
     assert {"datasets", "gradient_flow", "widget_base"} <= set(helpers_of_07)
     assert "live_plot" not in helpers_of_07
 
-    helper = root / "grader" / "lessons" / "gradient_flow.py"
+    helper = root / "grader" / "lessons" / "gradient_flow" / "views.py"
     helper.write_text(helper.read_text() + "\n# edited\n")
     changed = {n for n in names if inputs_hash(n, root) != before[n]}
     assert changed == {"07_gradient_flow"}

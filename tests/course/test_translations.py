@@ -13,6 +13,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
+from grader.instructor import front_ends
 from grader.instructor import translations as tr
 from grader.instructor.build import REPO, assignments, clean_source, editions
 
@@ -204,7 +205,7 @@ def test_a_broken_translation_is_refused(root: Path, english: str, broken: str, 
 
 def _course_cells(name: str) -> list:
     """For each cell of the solution notebook (ids renumbered, nbgrader metadata gone): its course cell."""
-    source = nbformat.read(REPO / "course" / name / f"{name}.ipynb", as_version=4)
+    source = front_ends.released(nbformat.read(REPO / "course" / name / f"{name}.ipynb", as_version=4), name)
     return [c for c in source.cells if clean_source(c.source).strip()]
 
 
@@ -233,8 +234,6 @@ def test_both_editions_grade_the_same_cells(name: str) -> None:
 def test_the_portuguese_bootstrap_cell_speaks_portuguese_and_sets_the_language() -> None:
     import subprocess
     import sys
-
-    from grader.instructor import front_ends
 
     source = front_ends.bootstrap_source("pt")
     assert "Colab (or any" not in source and "Installing" not in source

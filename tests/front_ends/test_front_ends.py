@@ -1,9 +1,10 @@
 """Every lesson opens in Colab and on Binder (issue 17), checked statically: no kernels.
 
 For every lesson folder in course/: the README's lesson table links it to `colab_url` and
-`binder_url`; the first markdown cell of its course, release and solution notebooks carries
-`open_line` right under the title; the first code cell of all three is exactly BOOTSTRAP_CELL,
-a plain cell (no nbgrader metadata) that an unchanged student copy keeps trusted when graded.
+`binder_url`; the first markdown cell of its release and solution notebooks carries `open_line`
+right under the title; the first code cell of both is exactly BOOTSTRAP_CELL, a plain cell (no
+nbgrader metadata) that an unchanged student copy keeps trusted when graded. The course notebook
+has neither: the build adds them (`front_ends.released`).
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from grader.instructor.grading.autograde import Course, _cell_kind
 from grader.instructor.translations import PENDING
 
 NAMES = assignments()
-FOLDERS = ("course", "exercises", "solutions")
+FOLDERS = ("exercises", "solutions")
 ROW = re.compile(r"^\| `(\d\d_\w+)` \| (.+) \| (.+) \|$", re.M)
 
 
@@ -84,7 +85,7 @@ def test_first_code_cell_is_the_bootstrap_cell(name: str, folder: str) -> None:
     nb = _notebook(folder, name)
     cell = _first_code_cell(nb)
     assert cell.source == front_ends.BOOTSTRAP_CELL, (
-        f"{folder}/{name}: run `python -m grader.instructor.front_ends`, then `make build`")
+        f"{folder}/{name}: run `make build`")
     assert "nbgrader" not in cell.metadata, f"{folder}/{name}: the bootstrap cell must be a plain cell"
     assert nb.cells.index(cell) == 1, f"{folder}/{name}: the bootstrap cell follows the title cell"
     # shown collapsed: JupyterLab hides its source, Colab's form view shows the #@title line alone
@@ -114,14 +115,25 @@ def test_an_unchanged_student_copy_is_trusted_code(name: str) -> None:
     assert plain and all(_cell_kind(c, trusted) == "trusted" for c in plain)
 
 
-def test_add_front_ends_is_idempotent() -> None:
-    nb = _notebook("course", NAMES[0])
-    assert not front_ends.add_front_ends(nb, NAMES[0]), "course/ is up to date"
+@pytest.mark.parametrize("name", NAMES)
+def test_the_course_notebook_is_source_only(name: str) -> None:
+    """course/ holds what an author writes: the build adds the open line and the bootstrap cell."""
+    nb = _notebook("course", name)
+    assert not front_ends.source_only(nb), f"course/{name}: the open line or the bootstrap cell is in course/"
+
+
+def test_released_is_idempotent_and_source_only_undoes_it() -> None:
     bare = nbformat.v4.new_notebook()
     bare.cells = [nbformat.v4.new_markdown_cell("# Lesson 99 · New\n\nText."),
                   nbformat.v4.new_code_cell("%matplotlib inline")]
-    assert front_ends.add_front_ends(bare, "99_new")
-    assert not front_ends.add_front_ends(bare, "99_new")
-    assert [c.source for c in bare.cells] == [
+    once = front_ends.released(nbformat.from_dict(bare), "99_new")
+    twice = front_ends.released(nbformat.from_dict(once), "99_new")
+    assert nbformat.writes(once) == nbformat.writes(twice)
+    assert [c.source for c in once.cells] == [
         f"# Lesson 99 · New\n\n{front_ends.open_line('99_new')}\n\nText.",
         front_ends.BOOTSTRAP_CELL, "%matplotlib inline"]
+    assert front_ends.released(nbformat.from_dict(bare), "99_new", "pt").cells[1].source == (
+        front_ends.bootstrap_source("pt"))
+    assert front_ends.source_only(once) and [c.source for c in once.cells] == [c.source for c in bare.cells]
+
+

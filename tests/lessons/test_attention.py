@@ -17,7 +17,7 @@ from grader import (
     eval_numerical_gradient_array,
     rel_error,
 )
-from grader.lessons.attention_checks import (
+from grader.lessons.attention.checks import (
     SLIPS,
     check_attention_backward,
     check_attention_forward,
@@ -28,9 +28,9 @@ from grader.lessons.attention_checks import (
     check_mha_backward,
     check_mha_forward,
 )
-from grader.lessons.attention_experiments import attention_weights, cache_memory, residual_reach, scale_sweep
-from grader.lessons.attention_model import Corpus, init_model, model_loss, sample, train, train_torch
-from grader.lessons.attention_reference import (
+from grader.lessons.attention.experiments import attention_weights, cache_memory, residual_reach, scale_sweep
+from grader.lessons.attention.model import Corpus, init_model, model_loss, sample, train, train_torch
+from grader.lessons.attention.reference import (
     BLOCK_KEYS,
     attention_problem,
     block_problem,
@@ -478,7 +478,7 @@ def test_the_declaration_refuses_pytorch_inside_a_students_function():
 
 
 def test_the_checks_own_numpy_recomputations_are_referees():
-    from grader.lessons import attention_checks
+    from grader.lessons.attention import checks as attention_checks
 
     def forward(q, k, v, mask=None):
         w = attention_checks._weights(q, k, mask, q.shape[-1] ** -0.5)

@@ -1,4 +1,4 @@
-"""Lesson 02's visible-check tables (grader.lessons.chain_rule_checks): the expected values are
+"""Lesson 02's visible-check tables (grader.lessons.chain_rule.checks): the expected values are
 the right gradients, and every listed mistake differs from them."""
 
 import math
@@ -6,7 +6,7 @@ import math
 import numpy as np
 import pytest
 
-from grader.lessons import chain_rule_checks as cr
+from grader.lessons.chain_rule import checks as cr
 
 
 def _far(value, mistakes):

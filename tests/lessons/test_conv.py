@@ -13,7 +13,7 @@ import torch
 import torch.nn.functional as F
 
 from grader import ToolkitInputError
-from grader.lessons.conv_experiments import (
+from grader.lessons.convolution.experiments import (
     NotReady,
     _pool2_backward,
     _pool2_forward,
@@ -26,7 +26,7 @@ from grader.lessons.conv_experiments import (
     transposed_conv,
     unit_input_gradient,
 )
-from grader.lessons.conv_views import receptive_field_explorer, receptive_field_figure, show_filters
+from grader.lessons.convolution.views import receptive_field_explorer, receptive_field_figure, show_filters
 from grader.lessons.datasets import digits_split
 
 # ----------------------------------------------------------------------------- reference functions

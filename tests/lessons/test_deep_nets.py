@@ -19,7 +19,7 @@ from grader.lessons.deep_nets import (
     show_digits,
     train_deep_net,
 )
-from grader.lessons.deep_nets_experiments import StudentBatchNorm, forward_backward, init_params
+from grader.lessons.deep_nets.experiments import StudentBatchNorm, forward_backward, init_params
 
 # ----------------------------------------------------------------------------- a reference batch norm
 

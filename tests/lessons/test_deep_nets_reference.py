@@ -1,4 +1,4 @@
-"""grader.lessons.deep_nets_reference: lesson 08's references for its visible checks."""
+"""grader.lessons.deep_nets.reference: lesson 08's references for its visible checks."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 import torch
 
-from grader.lessons.deep_nets_reference import chained_backward, optimiser_reference, running_averages
+from grader.lessons.deep_nets.reference import chained_backward, optimiser_reference, running_averages
 
 
 def _torch_steps(rule: str, w: np.ndarray, grads: list[np.ndarray], lr: float) -> np.ndarray:
@@ -77,7 +77,7 @@ def test_chained_backward_calls_every_step() -> None:
 
 
 def test_dropout_dx_is_zero_where_out_is() -> None:
-    from grader.lessons.deep_nets_reference import dropout_dx
+    from grader.lessons.deep_nets.reference import dropout_dx
 
     out, dout = np.array([[0.0, 2.0], [1.5, 0.0]]), np.array([[1.0, 2.0], [3.0, 4.0]])
     assert np.array_equal(dropout_dx(out, dout, 0.5), [[0.0, 4.0], [6.0, 0.0]])

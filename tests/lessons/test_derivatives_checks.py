@@ -1,11 +1,11 @@
-"""Lesson 01's visible checks (grader.lessons.derivatives_checks): right values pass, known
+"""Lesson 01's visible checks (grader.lessons.derivatives.checks): right values pass, known
 mistakes fail with their hint."""
 
 import numpy as np
 import pytest
 
 from grader import CheckFailed
-from grader.lessons import derivatives_checks as dc
+from grader.lessons.derivatives import checks as dc
 
 
 def _centred(f, x, h=1e-5):

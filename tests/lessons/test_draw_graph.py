@@ -1,4 +1,4 @@
-"""grader.lessons.draw_graph: trace, layout and a matplotlib-only picture of a computation graph."""
+"""grader.lessons.autograd.draw_graph: trace, layout and a matplotlib-only picture of a computation graph."""
 
 import math
 import os
@@ -13,7 +13,7 @@ matplotlib.use("Agg")
 
 from matplotlib.patches import Circle, FancyBboxPatch  # noqa: E402
 
-from grader.lessons.draw_graph import GraphDrawing, draw_graph, layout, trace  # noqa: E402
+from grader.lessons.autograd.draw_graph import GraphDrawing, draw_graph, layout, trace  # noqa: E402
 
 
 class V:
@@ -183,7 +183,7 @@ def test_needs_no_system_binary():
         matplotlib.use("Agg")
         sys.path.insert(0, "tests/lessons")
         from test_draw_graph import circuit
-        from grader.lessons.draw_graph import draw_graph
+        from grader.lessons.autograd.draw_graph import draw_graph
 
         def refuse(*args, **kwargs):
             raise AssertionError(f"tried to run {args!r}")

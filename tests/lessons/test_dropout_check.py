@@ -1,4 +1,4 @@
-"""grader.lessons.dropout_check.check_dropout (lesson 08): right dropouts pass whatever the
+"""grader.lessons.deep_nets.dropout_check.check_dropout (lesson 08): right dropouts pass whatever the
 generator, each mistake gets its hint."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from grader import CheckFailed, CheckResult, ToolkitInputError
-from grader.lessons.dropout_check import check_dropout
+from grader.lessons.deep_nets.dropout_check import check_dropout
 
 DROPOUT_CODES = {"dropout-drop-probability", "dropout-not-rescaled", "dropout-at-test"}
 

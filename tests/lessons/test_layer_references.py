@@ -1,8 +1,8 @@
-"""grader.lessons.layer_references: lesson 04's referees against plain NumPy, inputs untouched."""
+"""grader.lessons.layers.references: lesson 04's referees against plain NumPy, inputs untouched."""
 
 import numpy as np
 
-from grader.lessons.layer_references import reference_affine, reference_affine_relu
+from grader.lessons.layers.references import reference_affine, reference_affine_relu
 
 
 def test_reference_affine_flattens_each_example_and_adds_the_bias():

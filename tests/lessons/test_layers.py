@@ -1,11 +1,12 @@
-"""grader.lessons.layers: lesson 6's copies of lessons 4 and 5's layers, and the check of a student's own."""
+"""grader.lessons.two_layer_net.layers: lesson 6's copies of lessons 4 and 5's layers, and the check
+of a student's own."""
 
 from __future__ import annotations
 
 import numpy as np
 import torch
 
-from grader.lessons import layers
+from grader.lessons.two_layer_net import layers
 from grader.numgrad import eval_numerical_gradient_array
 
 

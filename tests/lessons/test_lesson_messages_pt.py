@@ -10,19 +10,18 @@ import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 
 from grader import CheckFailed  # noqa: E402
-from grader.hints.checkers import CODES  # noqa: E402
 from grader.i18n import set_language  # noqa: E402
 from grader.instructor import messages  # noqa: E402
-from grader.lessons.dropout_check import check_dropout  # noqa: E402
-from grader.lessons.init_variance import check_init_variance  # noqa: E402
-from grader.lessons.plots import plot_loss  # noqa: E402
+from grader.lessons import hint_codes  # noqa: E402
+from grader.lessons.deep_nets.dropout_check import check_dropout  # noqa: E402
+from grader.lessons.gradient_flow.init_variance import check_init_variance  # noqa: E402
+from grader.lessons.two_layer_net.plots import plot_loss  # noqa: E402
 from tests.lessons.test_attention import POSITIVE as ATTENTION_POSITIVE  # noqa: E402
 from tests.lessons.test_dropout_check import DROPOUT_POSITIVE  # noqa: E402
 
-#: Codes of grader/hints/checkers.py whose message the toolkit writes (by_hand, exercise; translated
-#: in grader.po): not the lesson helpers'.
-TOOLKIT_CODES = {"autograd-by-hand", "input-modified", "call-count", "not-vectorised",
-                 "too-much-memory"}
+#: The lessons' own codes (their packages' HINT_CODES), and a guard of the toolkit that prints its
+#: hint through a lesson-like check (grader/hints/guards.py).
+CODES = {*hint_codes(), "forbidden-call"}
 
 
 @pytest.fixture(autouse=True)
@@ -70,7 +69,7 @@ def _hint_text(run, code: str, capsys, language: str | None) -> str:
     return text.split(":", 1)[1].strip() if language is None else text
 
 
-@pytest.mark.parametrize("code", sorted(set(CODES) - TOOLKIT_CODES))
+@pytest.mark.parametrize("code", sorted(CODES))
 def test_every_lesson_hint_code_has_a_portuguese_message(code, capsys):
     assert code in EXAMPLES, f"no example produces {code}: add one to EXAMPLES"
     english = _hint_text(EXAMPLES[code], code, capsys, None)
@@ -96,7 +95,7 @@ def test_init_variance_in_portuguese(capsys):
 
 def test_widget_descriptions_in_portuguese():
     pytest.importorskip("torch")
-    from grader.lessons.conv_views import receptive_field_explorer
+    from grader.lessons.convolution.views import receptive_field_explorer
     from tests.lessons.test_conv import conv_backward, conv_forward
 
     set_language("pt")

@@ -1,5 +1,6 @@
-"""grader.lessons.leaky_checks (lesson 13) and grader.lessons.steady_variance (lesson 07): the
-references and hints their visible checks read, so that the check cells spell out no formula."""
+"""grader.lessons.leaky_abstraction.checks (lesson 13) and grader.lessons.gradient_flow.steady_variance
+(lesson 07): the references and hints their visible checks read, so that the check cells spell out
+no formula."""
 
 import numpy as np
 import pytest
@@ -7,8 +8,8 @@ import torch
 import torch.nn.functional as F
 
 from grader.errors import BadReturnValue
-from grader.lessons.leaky_checks import huber_hints, huber_loss_hints, softplus_reference_dx
-from grader.lessons.steady_variance import CONDITIONS, init_variance_reference, measured_gains
+from grader.lessons.gradient_flow.steady_variance import CONDITIONS, init_variance_reference, measured_gains
+from grader.lessons.leaky_abstraction.checks import huber_hints, huber_loss_hints, softplus_reference_dx
 
 
 def test_softplus_reference_is_the_gradient_of_softplus_without_overflow():

@@ -6,7 +6,8 @@ import numpy as np
 import pytest
 
 from grader import ToolkitInputError, eval_numerical_gradient_array, rel_error
-from grader.lessons.lstm_experiments import (
+from grader.lessons.adam import Adam
+from grader.lessons.lstm.experiments import (
     cell_path,
     cell_path_reach,
     draw_reach,
@@ -14,8 +15,8 @@ from grader.lessons.lstm_experiments import (
     gradient_reach,
     rnn_initialisations,
 )
-from grader.lessons.lstm_models import Adam, StudentLSTM, VanillaRNN, init_lstm, init_rnn, softmax_readout
-from grader.lessons.lstm_reference import (
+from grader.lessons.lstm.models import StudentLSTM, VanillaRNN, init_lstm, init_rnn, softmax_readout
+from grader.lessons.lstm.reference import (
     lstm_problem,
     step_problem,
     to_torch_order,
@@ -219,7 +220,7 @@ def test_explorer_shows_a_picture_of_its_default() -> None:
 
 
 def test_memory_task() -> None:
-    from grader.lessons.lstm_training import memory_batch, memory_sweep, train_memory
+    from grader.lessons.lstm.training import memory_batch, memory_sweep, train_memory
 
     x, y = memory_batch(np.random.default_rng(0), 5, 4, 3)
     assert x.shape == (5, 4, 3) and np.array_equal(x[:, 0].argmax(axis=1), y) and not x[:, 1:].any()

@@ -1,4 +1,4 @@
-"""grader.lessons.optim_experiments: the optimiser and dropout experiments of lesson 08."""
+"""grader.lessons.deep_nets.optim_experiments: the optimiser and dropout experiments of lesson 08."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import pytest
 
 from grader import ToolkitInputError, eval_numerical_gradient
 from grader.lessons.datasets import digits_split
-from grader.lessons.optim_experiments import (
+from grader.lessons.deep_nets.optim_experiments import (
     DropoutSpec,
     NotReady,
     compare_rules,
@@ -170,7 +170,7 @@ def test_dropout_comparison(digits) -> None:
 
 
 def test_step_sizes_measures_the_steps_in_units_of_the_learning_rate(digits) -> None:
-    from grader.lessons.optim_experiments import step_sizes
+    from grader.lessons.deep_nets.optim_experiments import step_sizes
 
     rules = {"SGD": (sgd, {"learning_rate": 0.1}), "unfinished": (unfinished, {})}
     sizes, missing = step_sizes(rules, digits, hidden=8, steps=5, batch=16, seed=0)

@@ -1,4 +1,4 @@
-"""grader.lessons.plots: decision regions and loss curves (matplotlib Agg, no display)."""
+"""grader.lessons.two_layer_net.plots: decision regions and loss curves (matplotlib Agg, no display)."""
 
 import matplotlib
 import numpy as np
@@ -10,7 +10,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 
 from grader.errors import ToolkitInputError  # noqa: E402
 from grader.lessons.datasets import make_spiral  # noqa: E402
-from grader.lessons.plots import CLASS_COLOURS, plot_decision_regions, plot_loss  # noqa: E402
+from grader.lessons.two_layer_net.plots import CLASS_COLOURS, plot_decision_regions, plot_loss  # noqa: E402
 
 
 @pytest.fixture(autouse=True)

@@ -1,11 +1,11 @@
-"""Lesson 10's referees (grader/lessons/rnn_reference.py) against NumPy written independently."""
+"""Lesson 10's referees (grader/lessons/rnn/reference.py) against NumPy written independently."""
 
 from __future__ import annotations
 
 import numpy as np
 
 from grader import eval_numerical_gradient_array, rel_error
-from grader.lessons.rnn_reference import torch_bounds, torch_rnn, torch_temporal_affine, torch_unrolled
+from grader.lessons.rnn.reference import torch_bounds, torch_rnn, torch_temporal_affine, torch_unrolled
 
 
 def _problem(seed=0, N=3, T=4, D=2, H=5):
@@ -69,7 +69,7 @@ def test_torch_temporal_affine() -> None:
 
 
 def test_known_rnn_mistake_names_the_classic_slips() -> None:
-    from grader.lessons.rnn_checks import known_rnn_mistake, rnn_problem, step_problem
+    from grader.lessons.rnn.checks import known_rnn_mistake, rnn_problem, step_problem
 
     p = rnn_problem(N=2, T=4, D=3, H=5, seed=3)
     args = [p[k] for k in ("x", "h0", "Wx", "Wh", "b")]
@@ -87,7 +87,7 @@ def test_clip_checks_accept_the_right_answer_and_name_per_value_clipping() -> No
     import pytest
 
     from grader import CheckFailed
-    from grader.lessons.rnn_checks import check_clipped, check_total_norm, grads_problem
+    from grader.lessons.rnn.checks import check_clipped, check_total_norm, grads_problem
 
     grads = grads_problem({"W": (3, 2), "b": (2,)}, norm=4.0, seed=5)
     check_clipped({k: g * 0.25 for k, g in grads.items()}, grads, factor=0.25, max_norm=1.0)

@@ -1,8 +1,9 @@
-"""grader.lessons.xor_search: the XOR trainer of lesson 6 against centred differences, net by net."""
+"""grader.lessons.two_layer_net.xor_search: the XOR trainer of lesson 6 against centred differences,
+net by net."""
 
 import numpy as np
 
-from grader.lessons.xor_search import (
+from grader.lessons.two_layer_net.xor_search import (
     XOR_INPUTS,
     XOR_TARGETS,
     _forward,

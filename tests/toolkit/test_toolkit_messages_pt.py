@@ -9,14 +9,15 @@ import numpy as np
 import pytest
 
 from grader import HINT_CODES, CheckFailed, check_close, check_gradient, diagnose
-from grader.hints import checkers
+from grader.hints import guards
 from grader.i18n import set_language
 from grader.instructor import messages
 
 HINTS_TESTS = Path(__file__).parent / "hints"
-#: The codes of grader/hints/checkers.py belong to the lesson helpers (grader/lessons/), whose
-#: messages are translated in the grader_lessons domain: not this test's business.
-LESSON_CODES = set(checkers.CODES)
+#: The codes of the toolkit's guards (grader/hints/guards.py) compare no numbers, so diagnose never
+#: gives them: tests/lessons/test_lesson_messages_pt.py and tests/toolkit/test_exercise.py show
+#: their messages. (The lessons' own codes are not in HINT_CODES at all.)
+LESSON_CODES = set(guards.CODES)
 #: Codes whose message is not translated yet (none now); such a code's cases are expected to fail
 #: until it is (not strict: the head "o seu dx" may already be translated).
 PENDING: set[str] = set()

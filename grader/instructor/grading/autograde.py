@@ -25,7 +25,7 @@ from pathlib import Path
 import nbformat
 from nbgrader.utils import is_grade, is_locked, is_solution
 
-from grader.instructor import translations
+from grader.instructor import front_ends, translations
 from grader.instructor.grading import cell_names, repair, tamper
 from grader.instructor.grading.records import CellPlan, Finding, Job, Limits, Result
 from grader.instructor.nbgrader_env import ensure_venv_on_path, load_config
@@ -184,11 +184,14 @@ class Course:
         return nb, repairs
 
     def instructor_sources(self, assignment: str, notebook: str) -> set[str]:
-        """Sources of the instructor's plain code cells, in every edition the course has a complete
-        translation of (`translations/<language>/<assignment>.po`): unchanged ones are trusted code."""
+        """Sources of the instructor's plain code cells as released (the bootstrap cell included), in
+        every edition the course has a complete translation of (`translations/<language>/<assignment>.po`):
+        unchanged ones are trusted code."""
         key = (assignment, notebook)
         if key not in self._sources:
             nb = self._instructor_notebook(self.source_path(assignment) / f"{notebook}.ipynb")
+            if nb is not None and notebook == assignment:  # with the bootstrap cell the build adds
+                nb = front_ends.released(copy.deepcopy(nb), assignment)
             editions = [nb] if nb is not None else []
             for language in translations.EDITIONS if nb is not None and notebook == assignment else ():
                 if translations.catalogue_path(assignment, language, self.root).is_file():

@@ -227,6 +227,9 @@ def pass_rates(data: ClassData) -> dict[tuple[str, str, str], float]:
 
 def markdown(data: ClassData, plots: list[tuple[str, str]], meta: dict) -> str:
     from grader.hints import HINT_CODES
+    from grader.lessons import hint_codes
+
+    explained = {**HINT_CODES, **hint_codes()}
 
     lines = ["# Class report", ""]
     graded = sorted({s for s, _ in data.submitted})
@@ -251,7 +254,7 @@ def markdown(data: ClassData, plots: list[tuple[str, str]], meta: dict) -> str:
         described = []
         for key, count in hints:
             pct = round(100 * count / takers)
-            text = f"{key}: {HINT_CODES[key]}" if key in HINT_CODES else f"“{key}”"
+            text = f"{key}: {explained[key]}" if key in explained else f"“{key}”"
             described.append(f"{pct} % — {text}")
         rate = rates.get((a, n, g))
         lines.append(

@@ -1,0 +1,1 @@
+"""Lesson 03 (autograd): the drawing of a computation graph."""

@@ -1,0 +1,267 @@
+"""Lesson 02's visible checks: the expected values and the known mistakes they recognise.
+
+The check cells of lesson 02 read their expected values and their mistake tables from here,
+so that the code a student reads before solving shows neither the local derivatives nor the
+way the paths combine. Every function takes plain numbers (the check cells read student values
+through the trusted path first) and returns plain floats and (value, hint) pairs, which the
+lesson's `check_numbers` compares.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping
+
+import numpy as np
+
+from ...errors import CheckFailed
+from ...i18n import N_
+from ...i18n import lesson_text as _
+from ...numgrad import rel_error
+from ...referees import referee_all
+
+__all__ = [
+    "CIRCUIT_TOL",
+    "circuit_backward_mistakes",
+    "circuit_tangent_mistakes",
+    "neuron_backward_mistakes",
+    "neuron_step",
+    "neuron_tangent_expected",
+    "trace_step",
+]
+
+Mistakes = list[tuple[float, str]]
+_OVERWRITE = N_("did an `=` overwrite it where `+=` should add?")
+
+#: The bar of circuit_backward's checks: every closed form reaches it (PyTorch and the rules round
+#: alike, to about 1e-14), a centred difference does not (about 1e-11 to 1e-9 at any nudge h).
+CIRCUIT_TOL = 1e-12
+
+#: The upstream gradients each node of the two hand traces is computed from.
+_UPSTREAM = {"df_dz": (), "df_du": ("df_dz",), "df_db": ("df_dz",), "df_dw": ("df_du",), "df_dx": ("df_du",),
+             "dL_dd": (), "dL_dc": ("dL_dd",), "dL_da": ("dL_dc",), "dL_db": ("dL_dc",),
+             "dL_dx": ("dL_da", "dL_db"), "dL_dy": ("dL_da", "dL_db")}
+
+
+def _judged(node: str, own: tuple[float, Mistakes], right: float, up: Mapping[str, float],
+            yours: float | None, tol: float) -> tuple[float, Mistakes]:
+    """What a hand-trace node is compared with: the right value when yours is right (a right value
+    always passes), else (your upstream) × (local slope); an upstream of 0 cannot be built on (0
+    times any slope is 0), so the node then asks for the upstream to be fixed first."""
+    if yours is None:
+        return own
+    if rel_error(float(yours), right) < tol:
+        return right, own[1]
+    zero = [name for name in _UPSTREAM[node] if abs(up[name]) < 1e-3]
+    if len(zero) == 1:
+        raise CheckFailed(_("{name} is 0, so {node} cannot be checked against it (0 times any slope "
+                            "is 0): fix {name} first").format(name=zero[0], node=node))
+    if zero:
+        raise CheckFailed(_("{names} are 0, so {node} cannot be checked against them (0 times any slope "
+                            "is 0): fix them first").format(names=" and ".join(zero), node=node))
+    return own
+
+
+def _slope(f: Callable[[float], float], v: float, h: float = 1e-6) -> float:
+    """Local slope of a one-input function at v, measured by a centred difference."""
+    return (f(v + h) - f(v - h)) / (2 * h)
+
+
+def neuron_step(node: str, upstream: float, yours: float | None = None,
+                tol: float = 5e-4) -> tuple[float, Mistakes]:
+    """Exercise 1 at x = 2, w = 3, b = −4: the expected ∂f/∂node, (your upstream gradient) × (the
+    node's slope measured by nudging its input), and the known mistakes for that node.
+
+    node: "df_dz" (upstream 1), "df_du" or "df_db" (upstream: your df_dz), "df_dw" or "df_dx"
+    (upstream: your df_du). With `yours` (your value, a float): the right value when yours is
+    right to `tol`, and a CheckFailed when your upstream is 0 (see `_judged`)."""
+    own = _neuron_step(node, upstream)
+    if yours is None:
+        return own
+    dz = _neuron_step("df_dz", 1.0)[0]
+    du = _neuron_step("df_du", dz)[0]
+    right_up = {"df_dz": 1.0, "df_du": dz, "df_db": dz, "df_dw": du, "df_dx": du}[node]
+    right = _neuron_step(node, right_up)[0]
+    return _judged(node, own, right, dict.fromkeys(_UPSTREAM[node], upstream), yours, tol)
+
+
+def _neuron_step(node: str, upstream: float) -> tuple[float, Mistakes]:
+    """neuron_step without `yours`: (your upstream) × (the measured local slope), and the mistakes."""
+    x, w, b = 2.0, 3.0, -4.0
+    u = w * x
+    z = u + b
+    if node == "df_dz":
+        return upstream * _slope(lambda z_: max(0.0, z_), z), [
+            (0.0, _("The gate is open here: z = 2 > 0. How far does max(0, z) move when z moves a little?")),
+            (z, _("That is z itself. The ReLU's local derivative is its slope at z, not its value.")),
+        ]
+    if node == "df_du":
+        return upstream * _slope(lambda u_: u_ + b, u), [
+            (u, _("That is u's value. How far does z = u + b move when u moves by 0.001?")),
+        ]
+    if node == "df_db":
+        return upstream * _slope(lambda b_: u + b_, b), [
+            (b, _("That is b's value. How far does z = u + b move when b moves by 0.001?")),
+            (0.0, _("b reaches f through z = u + b too: it gets a share of df_dz.")),
+        ]
+    if node == "df_dw":
+        return upstream * _slope(lambda w_: w_ * x, w), [
+            (upstream * w, _("That is df_du · w. Nudge w in u = w·x: by how much does u move?")),
+        ]
+    return upstream * _slope(lambda x_: w * x_, x), [
+        (upstream * x, _("That is df_du · x. Nudge x in u = w·x: by how much does u move?")),
+    ]
+
+
+def neuron_backward_mistakes(df: float, x: float, w: float, b: float) -> dict[str, Mistakes]:
+    """Known mistakes of relu_neuron_backward(df, cache of (x, w, b)), for dx, dw and db."""
+    if w * x + b > 0:
+        return {
+            "dx": [(df * x, _("That is df · x. In u = w·x, what does a nudge of x get multiplied by?")),
+                   (w, _("That is w alone: the upstream gradient df scales every gradient."))],
+            "dw": [(df * w, _("That is df · w. In u = w·x, what does a nudge of w get multiplied by?")),
+                   (x, _("That is x alone: the upstream gradient df scales every gradient."))],
+            "db": [(1.0, _("That is the local slope alone: the upstream gradient df scales "
+                           "every gradient."))],
+        }
+    shut = _("The ReLU is off here (z < 0): its gate is shut, so nothing flows back through it.")
+    return {"dx": [(df * w, shut), (w, shut)], "dw": [(df * x, shut), (x, shut)],
+            "db": [(df, shut), (1.0, shut)]}
+
+
+def _circuit(x: float, y: float) -> dict[str, float]:
+    a, b = x * y, x + y
+    c = a * b
+    d = math.tanh(c)
+    return {"x": x, "y": y, "a": a, "b": b, "c": c, "d": d, "L": d + x}
+
+
+def trace_step(node: str, x: float, y: float, up: Mapping[str, float], yours: float | None = None,
+               tol: float = 5e-4) -> tuple[float, Mistakes]:
+    """Exercise 3 at (x, y): the expected ∂L/∂node from your own upstream values `up` (the plain
+    numbers of dL_dd, dL_dc, dL_da, dL_db that the node needs), each local slope measured by
+    nudging that one node's input, and the known mistakes for that node. With `yours` (your
+    value, a float): the right value when yours is right to `tol`, and a CheckFailed when one of
+    your upstream values is 0 (see `_judged`)."""
+    own = _trace_step(node, x, y, up)
+    if yours is None:
+        return own
+    right_up: dict[str, float] = {}
+    for name in ("dL_dd", "dL_dc", "dL_da", "dL_db"):
+        right_up[name] = _trace_step(name, x, y, right_up)[0]
+    right = right_up[node] if node in right_up else _trace_step(node, x, y, right_up)[0]
+    return _judged(node, own, right, up, yours, tol)
+
+
+def _trace_step(node: str, x: float, y: float, up: Mapping[str, float]) -> tuple[float, Mistakes]:
+    """trace_step without `yours`: (your upstream values) × (the measured local slopes), and the
+    mistakes."""
+    v = _circuit(x, y)
+    a, b, c, d = v["a"], v["b"], v["c"], v["d"]
+    if node == "dL_dd":
+        return _slope(lambda d_: d_ + x, d), []
+    if node == "dL_dc":
+        return up["dL_dd"] * _slope(math.tanh, c), [
+            (up["dL_dd"] * (1 - c**2), _("You used 1 − c², as if tanh(c) were c. The slope of tanh "
+                                       "at c depends on tanh(c) itself, which the forward pass stored.")),
+        ]
+    if node == "dL_da":
+        return up["dL_dc"] * _slope(lambda a_: a_ * b, a), [
+            (up["dL_dc"] * a, _("That is dL_dc · a. Nudge a in c = a·b: what is the nudge "
+                                 "multiplied by?")),
+        ]
+    if node == "dL_db":
+        return up["dL_dc"] * _slope(lambda b_: a * b_, b), [
+            (up["dL_dc"] * b, _("That is dL_dc · b. Nudge b in c = a·b: what is the nudge "
+                                 "multiplied by?")),
+        ]
+    da, db = up["dL_da"], up["dL_db"]
+    if node == "dL_dx":
+        expected = (da * _slope(lambda x_: x_ * y, x) + db * _slope(lambda x_: x_ + y, x)
+                    + _slope(lambda x_: d + x_, x))
+        return expected, [
+            (da * y + db, _("The direct edge x → L is missing: L = d + x depends on x itself too.")),
+            (db + 1.0, _("The path through a = x·y is missing.")),
+            (da * y + 1.0, _("The path through b = x + y is missing.")),
+            (da * x + db + 1.0, _("Nudge x in a = x·y: what does the nudge get multiplied by (not x)?")),
+        ]
+    expected = da * _slope(lambda y_: x * y_, y) + db * _slope(lambda y_: x + y_, y)
+    return expected, [
+        (db, _("The path through a = x·y is missing.")),
+        (da * x, _("The path through b = x + y is missing.")),
+        (da * y + db, _("Nudge y in a = x·y: what does the nudge get multiplied by (not y)?")),
+    ]
+
+
+def circuit_backward_mistakes(which: str, x: float, y: float, dL: float, values: Mapping[str, float],
+                              grads: Mapping[str, float], first: float, first_point: tuple[float, float]
+                              ) -> Mistakes:
+    """Known mistakes of circuit_backward's dx or dy (which: "dx" or "dy") at (x, y) with the
+    upstream gradient dL; values and grads are PyTorch's node values and ∂loss/∂node there; first
+    is your answer at first_point (dL = 1), used to recognise an answer that ignores the cache."""
+    from_c = (1 - values["c"] ** 2) / (1 - values["d"] ** 2)
+    same = (x, y) == first_point
+    if which == "dx":
+        g = grads["x"]
+        table = [
+            (g - dL, _("The direct edge x → L (L = d + x) is missing: ") + _(_OVERWRITE)),
+            (g - grads["a"] * y, _("The path through a = x·y is missing: ") + _(_OVERWRITE)),
+            (g - grads["b"], _("The path through b = x + y is missing: ") + _(_OVERWRITE)),
+            (grads["a"] * x + grads["b"] + dL, _("For a = x·y, x's local slope is not x.")),
+            (dL + (g - dL) * from_c, _("The tanh slope is the slope of tanh(c), not 1 − c².")),
+        ]
+    else:
+        g = grads["y"]
+        table = [
+            (grads["b"], _("The path through a = x·y is missing: ") + _(_OVERWRITE)),
+            (grads["a"] * x, _("The path through b = x + y is missing: ") + _(_OVERWRITE)),
+            (grads["a"] * y + grads["b"], _("For a = x·y, y's local slope is not y.")),
+            (g * from_c, _("The tanh slope is the slope of tanh(c), not 1 − c².")),
+        ]
+    if dL != 1.0:   # at dL = 1 the answer that ignores dL is the right one
+        table.append((g / dL, _("Your {which} ignores the upstream gradient dL: every step must be "
+                                "multiplied by it.").format(which=which)))
+    table.append((g, _("Your {which} is only as close as nudging gets: the chain rule agrees with PyTorch "
+                       "to 1e-12 or better. Compute each local slope from the cache, with no small "
+                       "step h.").format(which=which)))
+    if not same:
+        table += [(first, _("Your {which} does not change with x and y: compute it from the cache.").format(
+                      which=which)),
+                  (first * dL, _("Your {which} is the answer at x={x}, y={y} "
+                                 "times dL: compute it from the cache.").format(
+                      which=which, x=first_point[0], y=first_point[1]))]
+    return table
+
+
+def circuit_tangent_mistakes(which: str, x: float, y: float, grads: Mapping[str, float],
+                             values: Mapping[str, float]) -> Mistakes:
+    """Known mistakes of circuit_tangent's tL for the seed (1, 0) (which: "x") or (0, 1) ("y")."""
+    if which == "x":
+        from_c = (1 - values["c"] ** 2) / (1 - values["d"] ** 2)
+        return [
+            (grads["x"] - 1.0, _("The direct edge is missing: L = d + x moves with x itself too.")),
+            (grads["x"] - grads["a"] * y, _("a = x·y moves with x as well as with y: both must be in ta.")),
+            (1.0 + (grads["x"] - 1.0) * from_c, _("The tanh slope is the slope of tanh(c), not 1 − c².")),
+        ]
+    return [
+        (grads["y"] - grads["a"] * x, _("a = x·y moves with y as well as with x: both must be in ta.")),
+        (grads["y"] - grads["b"], _("b = x + y moves with y too.")),
+    ]
+
+
+def neuron_tangent_expected(x: np.ndarray, w: np.ndarray, b: float, tw: np.ndarray, tb: float
+                            ) -> tuple[float, float, Mistakes]:
+    """f = max(0, w·x + b), its tangent for the parameter tangents (tw, tb) (x: data, shape (n,)),
+    and the known mistakes of neuron_tangent's tf."""
+    z = float(w @ x) + b
+    on = z > 0
+    moving = float(tw @ x) + tb
+    table = [(float(tw @ w) + tb, _("Which factor of u = w·x stays still? Only w moves.")),
+             (float(tw @ x), _("z = u + b moves with b too."))]
+    if not on:
+        table.append((moving, _("The ReLU is off here (z < 0): its gate shuts the tangent as well.")))
+    return max(0.0, z), moving if on else 0.0, table
+
+
+# Everything above checks or computes the right answers: refused inside a graded call.
+referee_all(globals())

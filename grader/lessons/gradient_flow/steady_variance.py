@@ -1,0 +1,97 @@
+"""Lesson 07's measurement for `steady_variances`: what a layer whose weights have a given variance
+does to the size of the signal, measured on random data, so that the visible check needs no
+formula.
+
+`measured_gains(variances, fan_in, fan_out)` draws one (fan_in, fan_out) weight matrix per
+condition with the variance the student found, sends a large batch through it and returns, per
+condition, the factor by which the layer multiplies the quantity that should stay steady (1 when
+the variance is right). `init_variance_reference(kind, fan_in, fan_out)` is the variance the
+initialiser checks compare with: a referee (`grader.referees`), refused inside a graded call.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator, Mapping
+
+import numpy as np
+
+from ...errors import BadReturnValue
+from ...i18n import N_
+from ...i18n import lesson_text as _
+from ...referees import referee, referee_all
+
+__all__ = ["CONDITIONS", "init_variance_reference", "measured_gains"]
+
+
+
+class _Shown(Mapping):
+    """A read-only {key: message} whose messages come out in the student's language (the locked
+    cell that prints them is the same in both editions)."""
+
+    def __init__(self, messages: dict[str, str]) -> None:
+        self._messages = messages
+
+    def __getitem__(self, key: str) -> str:
+        return _(self._messages[key])
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._messages)
+
+    def __len__(self) -> int:
+        return len(self._messages)
+
+
+#: {condition: what stays steady under it}, in the student's language.
+CONDITIONS = _Shown({
+    "forward": N_("the signal's variance, through a tanh layer near 0"),
+    "backward": N_("the gradient's variance, on its way down"),
+    "relu_forward": N_("the signal's mean square, through a ReLU layer"),
+})
+
+
+def _weights(rng: np.random.Generator, variance: float, fan_in: int, fan_out: int, key: str) -> np.ndarray:
+    """A (fan_in, fan_out) matrix of N(0, variance) draws; BadReturnValue for a variance ≤ 0 or not finite."""
+    if not (math.isfinite(variance) and variance > 0):
+        raise BadReturnValue(_("{where} must be a positive variance, but it is {variance}.").format(
+            where=f"steady_variances(...)['{key}']", variance=repr(variance)
+        ))
+    return math.sqrt(variance) * rng.standard_normal((fan_in, fan_out))
+
+
+def measured_gains(variances: dict[str, float], fan_in: int, fan_out: int, batch: int = 4000,
+                   seed: int = 0) -> dict[str, float]:
+    """Per key of CONDITIONS, the factor a layer with weights of variance variances[key] applies.
+
+    Inputs: variances — plain floats keyed like CONDITIONS; fan_in, fan_out — the layer's size;
+    batch — rows of the random batch (inputs and upstream gradients standard normal).
+    Returns: dict key → measured factor: Var(h W) / Var(h) for "forward" (the linear layer that a
+    tanh layer is near 0), Var(g Wᵀ) / Var(g) for "backward" (g an upstream gradient (batch,
+    fan_out)), E[relu(h W)²] / E[h²] for "relu_forward".
+    """
+    rng = np.random.default_rng(seed)
+    h = rng.standard_normal((batch, fan_in))
+    g = rng.standard_normal((batch, fan_out))
+    w_f = _weights(rng, variances["forward"], fan_in, fan_out, "forward")
+    w_b = _weights(rng, variances["backward"], fan_in, fan_out, "backward")
+    w_r = _weights(rng, variances["relu_forward"], fan_in, fan_out, "relu_forward")
+    return {
+        "forward": float((h @ w_f).var() / h.var()),
+        "backward": float((g @ w_b.T).var() / g.var()),
+        "relu_forward": float(np.mean(np.maximum(h @ w_r, 0.0) ** 2) / np.mean(h**2)),
+    }
+
+
+@referee
+def init_variance_reference(kind: str, fan_in: int, fan_out: int) -> float:
+    """The variance of Xavier's ("xavier": 2 / (fan_in + fan_out)) or He's ("he": 2 / fan_in)
+    initialisation for a (fan_in, fan_out) layer."""
+    if kind == "xavier":
+        return 2.0 / (fan_in + fan_out)
+    if kind == "he":
+        return 2.0 / fan_in
+    raise ValueError(_("kind must be 'xavier' or 'he', not {kind}").format(kind=repr(kind)))
+
+
+# Everything above checks or computes the right answers: refused inside a graded call.
+referee_all(globals())

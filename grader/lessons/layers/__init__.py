@@ -1,0 +1,1 @@
+"""Lesson 04 (layers): the PyTorch references the checks compare the student's layers with."""

@@ -1,0 +1,1 @@
+"""Lesson 13 (the leaky abstraction): the references and hints of its checks."""
