@@ -279,12 +279,18 @@ def edition_dir(folder: Path, name: str, language: str) -> Path:
     return folder / name if language == "en" else folder / language / name
 
 
+def released_skeleton(name: str, root: Path = REPO, language: str = "en") -> nbformat.NotebookNode:
+    """The solution of `name` in `language` before execution, as students get it: the open line and
+    the bootstrap cell added (`front_ends.released`)."""
+    return solution_skeleton(front_ends.released(edition_source(name, root, language), name, language))
+
+
 def execute_solution(name: str, root: Path = REPO, language: str = "en") -> nbformat.NotebookNode:
     """Execute the clean solution of `name` (in `language`) in a scratch copy of its folder."""
     from nbclient import NotebookClient
     from nbclient.exceptions import CellExecutionError
 
-    nb = solution_skeleton(front_ends.released(edition_source(name, root, language), name, language))
+    nb = released_skeleton(name, root, language)
     label = edition_dir(Path("solutions"), name, language).as_posix()
     with tempfile.TemporaryDirectory(prefix=f"build-{name}-") as scratch:
         shutil.copytree(root / "course" / name, scratch, dirs_exist_ok=True)
@@ -407,7 +413,7 @@ def _stale_solution(name: str, root: Path, language: str) -> list[str]:
             f"{label} is stale: course/{name}, its translation or grader/ changed since it was built "
             "(run `make build`)"
         )
-    skeleton = solution_skeleton(edition_source(name, root, language))
+    skeleton = released_skeleton(name, root, language)
     expected = [(c.cell_type, c.source) for c in skeleton.cells]
     if [(c.cell_type, c.source) for c in committed.cells] != expected:
         problems.append(f"{label}: cell sources differ from course/{name} (hand-edited?)")

@@ -184,14 +184,12 @@ class Course:
         return nb, repairs
 
     def instructor_sources(self, assignment: str, notebook: str) -> set[str]:
-        """Sources of the instructor's plain code cells as released (the bootstrap cell included), in
-        every edition the course has a complete translation of (`translations/<language>/<assignment>.po`):
-        unchanged ones are trusted code."""
+        """Sources of the instructor's plain code cells, in every edition the course has a complete
+        translation of (`translations/<language>/<assignment>.po`), and the bootstrap cells the build
+        adds to a lesson's release (`front_ends.released`): unchanged ones are trusted code."""
         key = (assignment, notebook)
         if key not in self._sources:
             nb = self._instructor_notebook(self.source_path(assignment) / f"{notebook}.ipynb")
-            if nb is not None and notebook == assignment:  # with the bootstrap cell the build adds
-                nb = front_ends.released(copy.deepcopy(nb), assignment)
             editions = [nb] if nb is not None else []
             for language in translations.EDITIONS if nb is not None and notebook == assignment else ():
                 if translations.catalogue_path(assignment, language, self.root).is_file():
@@ -201,7 +199,10 @@ class Course:
                         pass  # an incomplete edition was never released: its cells are not the instructor's
             cells = [c for e in editions for c in e.cells]
             plain = [c for c in cells if c.cell_type == "code" and "nbgrader" not in c.metadata]
-            self._sources[key] = {c.source for c in plain}
+            sources = {c.source for c in plain}
+            if notebook == assignment:
+                sources |= {front_ends.bootstrap_source(lang) for lang in ("en", *translations.EDITIONS)}
+            self._sources[key] = sources
         return self._sources[key]
 
     def other_files(self, student: str, assignment: str) -> dict[str, str]:
