@@ -273,3 +273,13 @@ class Exercises:
         __tracebackhide__ = True
         with watched(label or name, self.declaration(name), self._namespace, self._remember()):
             yield
+
+    @contextmanager
+    def calling_back(self, name: str, label: str | None = None) -> Iterator[None]:
+        """The block is the check's own (PyTorch's autograd included) and the library it calls runs
+        the student's code back (autograd running a Function's backward): the student's code, and
+        only it, runs under exercise `name`'s rules."""
+        __tracebackhide__ = True
+        rules = self.declaration(name)
+        with watched(label or name, rules, self._namespace, self._remember(), check_drives=True):
+            yield

@@ -86,11 +86,16 @@ class _Watch:
     """The trace hook of one graded call (module docstring)."""
 
     def __init__(self, label: str, rules: Any, refused: dict[int, tuple[str, str]], trusted: set[int],
-                 counted: dict[int, str], own_file: str | None, trusted_parts: set[int]) -> None:
+                 counted: dict[int, str], own_file: str | None, trusted_parts: set[int],
+                 autograd: dict[int, str]) -> None:
         self.label, self.rules = label, rules
         self.refused, self.trusted, self.counted = refused, trusted, counted
         self.trusted_parts = trusted_parts   # the code inside a trusted referee (comprehensions...)
-        self.watched = frozenset(refused) | frozenset(trusted) | frozenset(counted) | {_SWITCH, _SPAWN}
+        # autograd's Python entry points, refused by their code too: a Function's backward runs
+        # without the TorchFunctionMode (autograd's engine does not carry it)
+        self.autograd = autograd
+        self.watched = (frozenset(refused) | frozenset(trusted) | frozenset(counted) | frozenset(autograd)
+                        | {_SWITCH, _SPAWN})
         self.calls = dict.fromkeys(counted.values(), 0)
         self.own_file, self.lines = own_file, 0
         self._cells: dict[int, bool] = {}
@@ -136,6 +141,10 @@ class _Watch:
         if key in self.counted:
             self.calls[self.counted[key]] += 1
             return self._local if self.rules.max_lines is not None else None
+        if key in self.autograd:
+            raise self.fail(_refuse(AutogradForbidden, self.label,
+                                    _("called {function}").format(function=self.autograd[key]),
+                                    _(AUTOGRAD_MESSAGE), "autograd-by-hand"))
         if key in self.refused:
             name, reason = self.refused[key]
             asked_not = _("this exercise asks you not to call {name} ({reason})")
@@ -262,20 +271,28 @@ def _rules_by_code(rules: Any, namespace: MutableMapping[str, Any],
 
 @contextmanager
 def watched(label: str, rules: Any, namespace: MutableMapping[str, Any],
-            seen: Mapping[str, Iterable[CodeType]] | None = None) -> Iterator[None]:
+            seen: Mapping[str, Iterable[CodeType]] | None = None,
+            check_drives: bool = False) -> Iterator[None]:
     """The block runs under the exercise's rules (`rules`: its grader.exercise.Exercise); a refusal
-    the student's code caught is raised when the block ends."""
+    the student's code caught is raised when the block ends. With `check_drives`, the block itself
+    is trusted, as a referee is, and the student's code it reaches is watched (the check's own call
+    of autograd, which runs the student's backward)."""
     __tracebackhide__ = True
     own = next(codes_of(namespace.get(rules.name)), None)
     refused, trusted, counted = _rules_by_code(rules, namespace, seen or {})
     parts = {id(part) for code in trusted.values() for part in _nested(code)}
-    watch = _Watch(label, rules, refused, set(trusted), counted, own.co_filename if own else None, parts)
+    guarded = rules.uses != "any" and _torch_available()
+    entry = _torch_intact(label) if guarded and rules.uses == "torch" else {}
+    autograd = {id(fn.__code__): where for fn, where in entry.items() if hasattr(fn, "__code__")}
+    watch = _Watch(label, rules, refused, set(trusted), counted, own.co_filename if own else None, parts,
+                   autograd)
+    if check_drives:
+        watch.regions.append((None, True))
     previous, previous_threads = _REAL_GETTRACE(), threading._trace_hook
     present = [(owner, name, stand_in) for owner, name, stand_in in _STAND_INS if name in vars(owner)]
     saved = [(owner, name, vars(owner)[name]) for owner, name, _stand_in in present]
     with ExitStack() as stack:
-        if rules.uses != "any" and _torch_available():
-            entry = _torch_intact(label) if rules.uses == "torch" else {}
+        if guarded:
             stack.enter_context(_torch_guard(watch, rules, entry))
         if rules.max_bytes is not None:
             stack.enter_context(_peak_memory(watch, rules.max_bytes))

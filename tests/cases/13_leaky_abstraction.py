@@ -442,6 +442,17 @@ MISTAKES += [
         "message": "compute what torch's softplus computes",
     },
     {
+        # the backward runs inside autograd, called by the check: it is watched there too
+        "name": "shortcut: StableSoftplus's backward is the check's softplus_reference_dx",
+        "cells": {"stable_softplus": _variant(_SOFTPLUS, (
+            "        small = torch.exp(-torch.abs(x))\n"
+            "        sigmoid = torch.where(x >= 0, 1 / (1 + small), small / (1 + small))\n"
+            "        return grad_output * sigmoid",
+            "        return torch.from_numpy(softplus_reference_dx(x, grad_output)).to(x.dtype)"))},
+        "must_fail": ["test_softplus_gradcheck", "test_softplus_extremes"],
+        "message": "one of the course's references",
+    },
+    {
         # pred - target written into pred: the loss is right, the caller's pred is gone.
         "name": "huber_loss changes pred in place",
         "cells": {"huber_loss": _variant(_HUBER, ("error = pred - target",

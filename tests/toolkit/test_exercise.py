@@ -489,3 +489,52 @@ def test_a_forbidden_function_stays_forbidden_after_its_name_is_rebound() -> Non
     namespace["vectorised"] = lambda x: saved(x)
     with pytest.raises(ForbiddenCall, match="not to call loops"):
         graded.vectorised(np.ones(2))
+
+
+class _Square(torch.autograd.Function):
+    """A student's Function: the check's autograd runs its backward."""
+
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        return x * x
+
+    @staticmethod
+    def backward(ctx, grad):
+        (x,) = ctx.saved_tensors
+        return grad * 2 * x
+
+
+class _RefereesBackward(_Square):
+    @staticmethod
+    def backward(ctx, grad):
+        (x,) = ctx.saved_tensors
+        return grad * 2 * reference_square(x) / x
+
+
+class _AutogradBackward(_Square):
+    @staticmethod
+    def backward(ctx, grad):
+        (x,) = ctx.saved_tensors
+        with torch.enable_grad():
+            leaf = x.detach().requires_grad_()
+            (slope,) = torch.autograd.grad((leaf * leaf).sum(), leaf)
+        return grad * slope
+
+
+@pytest.mark.parametrize(("klass", "refusal"), [(_Square, None), (_RefereesBackward, ForbiddenCall),
+                                                (_AutogradBackward, CheckFailed)])
+def test_calling_back_trusts_the_checks_autograd_and_watches_the_students_backward(klass, refusal) -> None:
+    graded = Exercises({"Square": klass}, Exercise("Square", uses="torch"))
+    x = torch.tensor([1.5, -2.0], dtype=torch.float64, requires_grad=True)
+    with graded.running("Square"):
+        out = klass.apply(x)
+    if refusal is None:
+        with graded.calling_back("Square"):
+            (dx,) = torch.autograd.grad(out.sum(), x)
+        assert dx.tolist() == [3.0, -4.0]
+        with pytest.raises(CheckFailed, match="autograd"), graded.running("Square"):
+            torch.autograd.grad(klass.apply(x).sum(), x)   # the same call, outside calling_back: refused
+    else:
+        with pytest.raises(refusal), graded.calling_back("Square"):
+            torch.autograd.grad(out.sum(), x)
