@@ -61,9 +61,17 @@ def _refuse(error: type[CheckFailed], name: str, status: str, message: str, code
 def _entry_points() -> dict[str, Any]:
     """The functions that start a gradient computation, as torch binds them now."""
     import torch
+    import torch.autograd.forward_ad
+    import torch.func
 
-    return {"Tensor.backward": torch.Tensor.backward, "torch.autograd.grad": torch.autograd.grad,
-            "torch.autograd.backward": torch.autograd.backward, "torch._make_dual": torch._make_dual}
+    points = {"Tensor.backward": torch.Tensor.backward, "torch.autograd.grad": torch.autograd.grad,
+              "torch.autograd.backward": torch.autograd.backward, "torch._make_dual": torch._make_dual,
+              "torch.autograd.forward_ad.make_dual": torch.autograd.forward_ad.make_dual}
+    # the transforms, refused by their own code too where no TorchFunctionMode runs (a Function's
+    # backward inside autograd's engine)
+    for name in ("grad", "grad_and_value", "vjp", "jvp", "jacrev", "jacfwd", "hessian", "linearize"):
+        points[f"torch.func.{name}"] = getattr(torch.func, name)
+    return points
 
 
 def _torch_intact(name: str) -> dict[Any, str]:

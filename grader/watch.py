@@ -99,13 +99,30 @@ class _Watch:
         self.calls = dict.fromkeys(counted.values(), 0)
         self.own_file, self.lines = own_file, 0
         self._cells: dict[int, bool] = {}
-        self.regions: list[tuple[Any, bool]] = []   # (frame, trusted?) of the regions now running
+        # (frame, trusted?, the guard's mode entered for it?) of the regions now running
+        self.regions: list[tuple[Any, bool, bool]] = []
+        # with `check_drives`: the student's own code (the exercise's functions and methods), and the
+        # TorchFunctionMode to enter where autograd's engine runs it without one
+        self.student: frozenset[int] = frozenset()
+        self.mode: Any = None
         self.violation: CheckFailed | None = None
         self.closing = self.aborted = False
 
     @property
     def trusting(self) -> bool:
         return bool(self.regions) and self.regions[-1][1]
+
+    def _enter_mode(self) -> bool:
+        """Enter the guard's TorchFunctionMode for a student's region that runs without any mode
+        (autograd's engine does not carry the modes into a Function's backward); True if entered."""
+        if self.mode is None:
+            return False
+        import torch
+
+        if torch._C._len_torch_function_stack():
+            return False
+        self.mode.__enter__()
+        return True
 
     def fail(self, error: CheckFailed) -> CheckFailed:
         """Remember the first refusal (shown once), and return it to raise."""
@@ -128,14 +145,14 @@ class _Watch:
         code = frame.f_code
         key = id(code)
         if self.trusting:
-            if self._cell(code) and key not in self.trusted_parts:   # the student's, called back
-                self.regions.append((frame, False))
+            if (key in self.student or self._cell(code)) and key not in self.trusted_parts:
+                self.regions.append((frame, False, self._enter_mode()))   # the student's, called back
                 return self._local
             return None
         if key not in self.watched:
             return self._local if self.rules.max_lines is not None and self._cell(code) else None
         if key in self.trusted:
-            self.regions.append((frame, True))
+            self.regions.append((frame, True, False))
             frame.f_trace_lines = False
             return self._local
         if key in self.counted:
@@ -165,7 +182,8 @@ class _Watch:
             if self.lines > self.rules.max_lines:     # stop a loop at its budget, not at its end
                 raise self.fail(self._over_budget())
         elif event == "return" and self.regions and self.regions[-1][0] is frame:
-            self.regions.pop()
+            if self.regions.pop()[2]:
+                self.mode.__exit__(None, None, None)
         return self._local
 
     def switched_off(self) -> CheckFailed:
@@ -278,7 +296,10 @@ def watched(label: str, rules: Any, namespace: MutableMapping[str, Any],
     is trusted, as a referee is, and the student's code it reaches is watched (the check's own call
     of autograd, which runs the student's backward)."""
     __tracebackhide__ = True
-    own = next(codes_of(namespace.get(rules.name)), None)
+    codes = list(codes_of(namespace.get(rules.name)))
+    # the cell the exercise was written in: a code object named after it (a class can hold a library
+    # function as a staticmethod, whose file is not the notebook's)
+    own = next((c for c in codes if c.co_qualname.split(".")[0] == rules.name), codes[0] if codes else None)
     refused, trusted, counted = _rules_by_code(rules, namespace, seen or {})
     parts = {id(part) for code in trusted.values() for part in _nested(code)}
     guarded = rules.uses != "any" and _torch_available()
@@ -287,13 +308,15 @@ def watched(label: str, rules: Any, namespace: MutableMapping[str, Any],
     watch = _Watch(label, rules, refused, set(trusted), counted, own.co_filename if own else None, parts,
                    autograd)
     if check_drives:
-        watch.regions.append((None, True))
+        watch.regions.append((None, True, False))
+        watch.student = frozenset(id(part) for code in codes for part in _nested(code))
     previous, previous_threads = _REAL_GETTRACE(), threading._trace_hook
     present = [(owner, name, stand_in) for owner, name, stand_in in _STAND_INS if name in vars(owner)]
     saved = [(owner, name, vars(owner)[name]) for owner, name, _stand_in in present]
     with ExitStack() as stack:
         if guarded:
-            stack.enter_context(_torch_guard(watch, rules, entry))
+            mode = stack.enter_context(_torch_guard(watch, rules, entry))
+            watch.mode = mode if check_drives else None
         if rules.max_bytes is not None:
             stack.enter_context(_peak_memory(watch, rules.max_bytes))
         try:

@@ -442,8 +442,6 @@ def english_only_messages(lesson: str, root: Path = REPO) -> list[str]:
     for cell in nb.cells:
         if cell.cell_type != "code" or is_plain(cell) or is_solution(cell):
             continue
-        if cell.get("id") == "bootstrap":  # each edition has its own, in its language
-            continue
         tree = cell_names.parse(cell.source.split(HIDDEN_TESTS)[0])
         if tree is None:
             continue

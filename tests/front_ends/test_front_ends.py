@@ -120,6 +120,10 @@ def test_the_course_notebook_is_source_only(name: str) -> None:
     """course/ holds what an author writes: the build adds the open line and the bootstrap cell."""
     nb = _notebook("course", name)
     assert not front_ends.source_only(nb), f"course/{name}: the open line or the bootstrap cell is in course/"
+    # not under another id or further down either
+    added = {front_ends.bootstrap_source(language) for language in ("en", "pt")}
+    assert not [c.id for c in nb.cells if c.source in added or front_ends.TOOLKIT_MARK in c.source], name
+    assert not any(front_ends.is_open_line(line) for line in nb.cells[0].source.split("\n")), name
 
 
 def test_released_is_idempotent_and_source_only_undoes_it() -> None:

@@ -538,3 +538,41 @@ def test_calling_back_trusts_the_checks_autograd_and_watches_the_students_backwa
     else:
         with pytest.raises(refusal), graded.calling_back("Square"):
             torch.autograd.grad(out.sum(), x)
+
+
+_ELSEWHERE = '''
+import os
+
+import torch
+
+
+class Elsewhere(torch.autograd.Function):
+    _join = staticmethod(os.path.join)       # a library function first among the class's code
+
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        return x * x
+
+    @staticmethod
+    def backward(ctx, grad):
+        (x,) = ctx.saved_tensors
+        return {body}
+'''
+
+
+@pytest.mark.parametrize(("body", "refusal"), [
+    ("grad * 2 * reference_square(x) / x", ForbiddenCall),                       # a referee
+    ("grad * torch.func.jvp(lambda t: t * t, (x,), (torch.ones_like(x),))[1]", CheckFailed),  # forward mode
+    ("grad * 2 * torch.nn.functional.softplus(x) / torch.nn.functional.softplus(x) * x", ForbiddenCall),
+])
+def test_calling_back_watches_the_exercises_code_wherever_it_was_compiled(body, refusal) -> None:
+    """The student's class, compiled under another file name and holding a library function, is
+    still the student's: its backward runs under the exercise's rules, PyTorch's refusals included."""
+    namespace = {"reference_square": reference_square}
+    exec(compile(_ELSEWHERE.format(body=body), "/usr/lib/python3/elsewhere.py", "exec"), namespace)
+    graded = Exercises(namespace, Exercise("Elsewhere", uses="torch", torch_refused=("softplus",)))
+    x = torch.tensor([1.5, -2.0], dtype=torch.float64, requires_grad=True)
+    out = namespace["Elsewhere"].apply(x)
+    with pytest.raises(refusal), graded.calling_back("Elsewhere"):
+        torch.autograd.grad(out.sum(), x)

@@ -17,7 +17,7 @@ HINTS_TESTS = Path(__file__).parent / "hints"
 #: The codes of the toolkit's guards (grader/hints/guards.py) compare no numbers, so diagnose never
 #: gives them: tests/lessons/test_lesson_messages_pt.py and tests/toolkit/test_exercise.py show
 #: their messages. (The lessons' own codes are not in HINT_CODES at all.)
-LESSON_CODES = set(guards.CODES)
+GUARD_CODES = set(guards.CODES)
 #: Codes whose message is not translated yet (none now); such a code's cases are expected to fail
 #: until it is (not strict: the head "o seu dx" may already be translated).
 PENDING: set[str] = set()
@@ -70,14 +70,14 @@ def test_english_is_unchanged(capsys):
 
 
 def test_every_toolkit_code_has_an_example():
-    toolkit_codes = set(HINT_CODES) - LESSON_CODES
+    toolkit_codes = set(HINT_CODES) - GUARD_CODES
     assert {e[0] for e in EXAMPLES} >= toolkit_codes - PENDING
 
 
 def _cases():
     seen, cases = set(), []
     for code, actual, expected, kwargs in EXAMPLES:
-        if code in LESSON_CODES:
+        if code in GUARD_CODES:
             continue
         marks = [pytest.mark.xfail(strict=False, reason="not translated yet")] if code in PENDING else []
         cases.append(pytest.param(code, actual, expected, kwargs, marks=marks, id=f"{code}-{len(seen)}"))

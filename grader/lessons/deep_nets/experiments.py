@@ -36,10 +36,18 @@ def _sigmoid(z: np.ndarray) -> np.ndarray:
     return 0.5 * (1.0 + np.tanh(0.5 * z))
 
 
+def _sigmoid_slope(h: np.ndarray) -> np.ndarray:
+    return h * (1.0 - h)
+
+
+def _tanh_slope(h: np.ndarray) -> np.ndarray:
+    return 1.0 - h * h
+
+
 #: name -> (activation, its slope written as a function of the activation's output h).
 ACTIVATIONS: dict[str, tuple[Callable, Callable]] = {
-    "sigmoid": (_sigmoid, lambda h: h * (1.0 - h)),
-    "tanh": (np.tanh, lambda h: 1.0 - h * h),
+    "sigmoid": (_sigmoid, _sigmoid_slope),
+    "tanh": (np.tanh, _tanh_slope),
 }
 
 

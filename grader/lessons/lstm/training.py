@@ -2,7 +2,7 @@
 
 Each sequence shows one of K symbols (one-hot) at its first step, then T - 1 empty steps (zero
 inputs); the network must name the symbol from its last hidden state (a softmax read-out).
-Chance is 1/K. The vanilla RNN (NumPy, in lstm_models) and the student's LSTM (through
+Chance is 1/K. The vanilla RNN (NumPy, in `.models`) and the student's LSTM (through
 `StudentLSTM`, so an unfinished lstm_forward / lstm_backward gives NotReady) are trained the same
 way: Adam, minibatches of fresh sequences, the same seeds.
 """
