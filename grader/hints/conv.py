@@ -256,7 +256,7 @@ def flipped_kernel(a: np.ndarray, ctx: HintContext) -> Hint | None:
     return Hint(
         "conv-flipped-kernel",
         _("{who} is what a true convolution gives, with the kernel flipped (w[:, :, ::-1, ::-1]): "
-          "this layer is a cross-correlation, as every framework computes it. Look at "
+          "this layer is a cross-correlation, as PyTorch's conv2d computes it. Look at "
           "{where}.").format(who=ctx.who, where=_(_FLIP_WHERE[name])),
     )
 

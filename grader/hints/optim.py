@@ -136,6 +136,10 @@ CODES: dict[str, str] = {
     "(needs optim).",
     "adam-t-after-use": "an Adam trajectory whose bias correction uses t before it is "
     "incremented (NaN from t = 0) (needs optim).",
+    "optim-eps-in-sqrt": "an RMSProp trajectory with epsilon added under the square root instead of "
+    "after it (needs optim).",
+    "optim-no-step": "an optimiser trajectory whose weights never move although the gradients are "
+    "not zero: a step of 0 (a zero factor, or an infinite denominator) (needs optim).",
 }
 
 __all__ = [
@@ -144,8 +148,10 @@ __all__ = [
     "OPTIM_STATE",
     "PROBLEMS",
     "checked_optim",
+    "eps_in_sqrt",
     "no_bias_correction",
     "no_sqrt",
+    "no_step",
     "OptimProblem",
     "sign_flipped",
     "state_not_kept",
@@ -160,7 +166,8 @@ def trajectory(p: OptimProblem, *, reset: tuple[str, ...] = (), mistake: str | N
 
     reset — state keys set back to their initial value before every call (not kept in config);
     mistake — None, or one of "direction", "momentum-term" (sgd_momentum), "no-sqrt" (rmsprop),
-    "no-bias-correction", "t-after-use" (adam). May hold NaN or inf (t-after-use from t = 0).
+    "eps-in-sqrt" (rmsprop, adam), "no-bias-correction", "t-after-use" (adam). May hold NaN or inf
+    (t-after-use from t = 0).
     """
     c = p.config
     state = {k: v.copy() if isinstance(v, np.ndarray) else v for k, v in c.items()}
@@ -183,6 +190,8 @@ def _step(rule: str, w: np.ndarray, g: np.ndarray, c: dict, state: dict, mistake
         return w - state["velocity"] if mistake == "direction" else w + state["velocity"]
     if rule == "rmsprop":
         state["cache"] = c["decay_rate"] * state["cache"] + (1 - c["decay_rate"]) * g**2
+        if mistake == "eps-in-sqrt":
+            return w - lr * g / np.sqrt(state["cache"] + c["epsilon"])
         root = state["cache"] if mistake == "no-sqrt" else np.sqrt(state["cache"])
         return w - lr * g / (root + c["epsilon"])
     b1, b2 = c["beta1"], c["beta2"]
@@ -195,6 +204,8 @@ def _step(rule: str, w: np.ndarray, g: np.ndarray, c: dict, state: dict, mistake
         m_hat, v_hat = m_hat / (1 - b1 ** state["t"]), v_hat / (1 - b2 ** state["t"])
     if mistake == "t-after-use":
         state["t"] += 1
+    if mistake == "eps-in-sqrt":
+        return w - lr * m_hat / np.sqrt(v_hat + c["epsilon"])
     return w - lr * m_hat / (np.sqrt(v_hat) + c["epsilon"])
 
 
@@ -279,6 +290,48 @@ def no_sqrt(a: np.ndarray, ctx: HintContext) -> Hint | None:
     )
 
 
+def eps_in_sqrt(a: np.ndarray, ctx: HintContext) -> Hint | None:
+    """actual is the RMSProp trajectory with eps under the square root. Its steps differ from the
+    right ones by about eps / sqrt(cache) relative (1e-6 here), too little for `mistake_matches`'
+    margin but far above rounding: actual must equal it to rounding, where it differs from right by
+    much more. (Adam's differs by less than the checks' tolerance, so it passes them.)"""
+    right = _right(ctx, ("rmsprop",))
+    if right is None:
+        return None
+    wrong = trajectory(problem_of(ctx, OptimProblem), mistake="eps-in-sqrt")
+    rounding = 1e-13 * float(np.max(np.abs(right)))
+    if not (np.max(np.abs(wrong - right)) > 1e3 * rounding and np.max(np.abs(a - wrong)) <= rounding):
+        return None
+    return Hint(
+        "optim-eps-in-sqrt",
+        _("{who} adds epsilon under the square root: the update divides by the root plus epsilon, "
+          "sqrt(cache) + eps, so that epsilon only guards against a zero root. Under the root it "
+          "changes every step a little (a relative error far above rounding).").format(who=ctx.who),
+    )
+
+
+def no_step(a: np.ndarray, ctx: HintContext) -> Hint | None:
+    """actual does not move the weights at some call (next_w == the w it was given) where the
+    expected trajectory does: a step of exactly 0."""
+    p = problem_of(ctx, OptimProblem)
+    right = _right(ctx, tuple(OPTIM_STATE))
+    if right is None or a.shape != right.shape:
+        return None
+    steps = np.diff(np.concatenate([p.w[None], a]), axis=0).reshape(len(a), -1)
+    right_steps = np.diff(np.concatenate([p.w[None], right]), axis=0).reshape(len(a), -1)
+    still = [k + 1 for k in range(len(a)) if not steps[k].any() and right_steps[k].any()]
+    if not still:
+        return None
+    return Hint(
+        "optim-no-step",
+        _("{who} does not move the weights at call {calls} of {count}: next_w equals the w it was given, "
+          "a step of exactly 0. A factor of the step is zero, or its denominator is infinite (a bias "
+          "correction 1 − beta**t taken at t = 0 is 0, and dividing by it makes v_hat infinite). Print "
+          "that step, next_w − w, and the factors it is made of.").format(
+              who=ctx.who, calls=", ".join(map(str, still)), count=len(a)),
+    )
+
+
 def no_bias_correction(a: np.ndarray, ctx: HintContext) -> Hint | None:
     """actual is the Adam trajectory with m and v used without the bias correction."""
     right = _right(ctx, ("adam",))
@@ -328,6 +381,7 @@ def t_after_use_non_finite(a: np.ndarray, ctx: HintContext) -> Hint | None:
 
 
 PROBLEMS = (
-    Problem("optim", checked_optim, (state_not_kept, sign_flipped, no_sqrt, no_bias_correction, t_after_use),
+    Problem("optim", checked_optim, (no_step, state_not_kept, sign_flipped, no_sqrt, eps_in_sqrt,
+                                     no_bias_correction, t_after_use),
             when_close=True, non_finite_rules=(t_after_use_non_finite,)),
 )

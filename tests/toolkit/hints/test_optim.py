@@ -19,6 +19,8 @@ OPTIM_CODES = {
     "rmsprop-no-sqrt",
     "adam-no-bias-correction",
     "adam-t-after-use",
+    "optim-eps-in-sqrt",
+    "optim-no-step",
 }
 
 
@@ -36,7 +38,7 @@ def sgd_momentum(w, dw, config=None, *, keep=True, uphill=False, flip_momentum=F
     return next_w, config
 
 
-def rmsprop(w, dw, config=None, *, keep=True, no_sqrt=False):
+def rmsprop(w, dw, config=None, *, keep=True, no_sqrt=False, eps_in_sqrt=False):
     """cache = dr·cache + (1 − dr)·dw²; next_w = w − lr·dw / (sqrt(cache) + eps)."""
     config = {} if config is None else config
     for key, default in (("learning_rate", 1e-2), ("decay_rate", 0.99), ("epsilon", 1e-8)):
@@ -45,12 +47,15 @@ def rmsprop(w, dw, config=None, *, keep=True, no_sqrt=False):
     cache = config["decay_rate"] * cache + (1 - config["decay_rate"]) * dw**2
     root = cache if no_sqrt else np.sqrt(cache)
     next_w = w - config["learning_rate"] * dw / (root + config["epsilon"])
+    if eps_in_sqrt:
+        next_w = w - config["learning_rate"] * dw / np.sqrt(cache + config["epsilon"])
     if keep:
         config["cache"] = cache
     return next_w, config
 
 
-def adam(w, dw, config=None, *, keep=("m", "v", "t"), bias=True, t_after=False):
+def adam(w, dw, config=None, *, keep=("m", "v", "t"), bias=True, t_after=False, eps_in_sqrt=False,
+         v_at_zero=False):
     """t += 1; m, v moving averages; bias-corrected; next_w = w − lr·m̂ / (sqrt(v̂) + eps)."""
     config = {} if config is None else config
     for key, default in (("learning_rate", 1e-3), ("beta1", 0.9), ("beta2", 0.999), ("epsilon", 1e-8)):
@@ -63,7 +68,11 @@ def adam(w, dw, config=None, *, keep=("m", "v", "t"), bias=True, t_after=False):
     v = b2 * v + (1 - b2) * dw**2
     with np.errstate(all="ignore"):
         m_hat, v_hat = (m / (1 - b1**t), v / (1 - b2**t)) if bias else (m, v)
+        if v_at_zero:     # v's correction taken at t = 0 on the first call: v_hat is inf
+            v_hat = v / (1 - b2 ** (t - 1)) if t == 1 else v_hat
         next_w = w - config["learning_rate"] * m_hat / (np.sqrt(v_hat) + config["epsilon"])
+        if eps_in_sqrt:
+            next_w = w - config["learning_rate"] * m_hat / np.sqrt(v_hat + config["epsilon"])
     if t_after:
         t = t + 1
     for key, value in (("m", m), ("v", v), ("t", t)):
@@ -109,6 +118,8 @@ MISTAKES = [
     ("momentum-sign", "sgd_momentum", {"flip_momentum": True}, "sign in front of momentum"),
     ("rmsprop-no-sqrt", "rmsprop", {"no_sqrt": True}, "square root"),
     ("adam-no-bias-correction", "adam", {"bias": False}, "m_hat and v_hat"),
+    ("optim-eps-in-sqrt", "rmsprop", {"eps_in_sqrt": True}, "under the square root"),
+    ("optim-no-step", "adam", {"v_at_zero": True}, "at call 1 of 5"),
 ]
 
 
@@ -273,7 +284,8 @@ def test_lesson_problems_with_gradients_of_every_size(rule, shape, config, steps
     right = run(rule, w0, grads, config)
     assert diagnose(right.copy(), right, problem={"optim": p}) is None
     for code, mistake_rule, mistake, _ in MISTAKES:
-        if mistake_rule == rule:
+        # v's correction at t = 0 on a zero gradient is 0 / 0: NaN, which the nan rule names
+        if mistake_rule == rule and not mistake.get("v_at_zero"):
             hint = diagnose(run(rule, w0, grads, config, **mistake), right, problem={"optim": p})
             assert getattr(hint, "code", None) == code, (mistake, hint)
 
@@ -329,6 +341,20 @@ POSITIVE = [
         ADAM_RIGHT,
         {"problem": {"optim": ADAM}},
         [r"without the bias correction", r"start at zero", r"m_hat and v_hat"],
+    ),
+    (
+        "optim-eps-in-sqrt",
+        run("rmsprop", W0, GRADS, CONFIGS["rmsprop"], eps_in_sqrt=True),
+        RMSP_RIGHT,
+        {"problem": {"optim": RMSP}},
+        [r"adds epsilon under the square root", r"sqrt\(cache\) \+ eps"],
+    ),
+    (
+        "optim-no-step",
+        run("adam", W0, GRADS, CONFIGS["adam"], v_at_zero=True),
+        ADAM_RIGHT,
+        {"problem": {"optim": ADAM}},
+        [r"does not move the weights at call 1 of 5", r"t = 0", r"next_w − w"],
     ),
     (
         "adam-t-after-use",
