@@ -161,6 +161,10 @@ CODES: dict[str, str] = {
     "(the dμ/n term dropped) (needs norm).",
     "norm-no-variance-path": "a normalisation dx without the gradient that flows through the "
     "variance (the dvar terms dropped) (needs norm).",
+    "norm-variance-share": "a normalisation dx whose variance path adds dvar times (x − μ) without the "
+    "factor 2/n of dσ²/dx (needs norm).",
+    "norm-backward-axis": "a normalisation dx whose backward sums over the other axis than its forward's "
+    "statistics: batchnorm's sums left in a layernorm, or the reverse (needs norm).",
     "norm-batch-stats-at-test": "a test-mode batchnorm out normalised with the batch's statistics "
     "instead of the running ones (needs norm_test).",
     "running-momentum-swapped": "a running average updated as (1 − m)·old + m·batch instead of "
@@ -177,6 +181,7 @@ __all__ = [
     "checked_norm_test",
     "checked_running",
     "momentum_swapped",
+    "backward_axis",
     "no_mean_path",
     "no_variance_path",
     "NormProblem",
@@ -205,12 +210,16 @@ def _staged_layer(
     back_ddof: int | None = None,
     mean_path: bool = True,
     var_path: bool = True,
+    var_share: bool = True,
+    back_axis: int | None = None,
 ) -> dict[str, np.ndarray]:
     """out (N, D), dx (N, D, when p.dout is given), dgamma and dbeta (D,) of the problem p.
 
     axis — the statistics' axis (default p.axis); ddof — the forward's variance divides by
     n − ddof; back_ddof — the variance path of the backward divides by n − back_ddof (default
-    ddof: the exact gradient of that forward); mean_path, var_path — keep those terms of dx.
+    ddof: the exact gradient of that forward); mean_path, var_path — keep those terms of dx;
+    var_share False — the variance path adds dvar·(x − μ), its 2/n forgotten; back_axis — the
+    backward's sums (and their n) over this axis (default: the forward's).
     """
     a = p.axis if axis is None else axis
     n = p.x.shape[a]
@@ -222,14 +231,16 @@ def _staged_layer(
     if p.dout is None:
         return result
     dxhat = p.dout * p.gamma
-    dvar = (dxhat * xc).sum(axis=a, keepdims=True) * (-0.5) * sigma**-3
-    dmu = -(dxhat / sigma).sum(axis=a, keepdims=True) + dvar * (-2 * xc).sum(axis=a, keepdims=True) / n
+    b = a if back_axis is None else back_axis
+    n = p.x.shape[b]
+    dvar = (dxhat * xc).sum(axis=b, keepdims=True) * (-0.5) * sigma**-3
+    dmu = -(dxhat / sigma).sum(axis=b, keepdims=True) + dvar * (-2 * xc).sum(axis=b, keepdims=True) / n
     m = n - (ddof if back_ddof is None else back_ddof)
     dx = dxhat / sigma
     if var_path:
-        dx = dx + dvar * 2 * xc / m
+        dx = dx + (dvar * 2 * xc / m if var_share else dvar * xc)
     if mean_path:
-        dx = dx + (dmu if var_path else -(dxhat / sigma).sum(axis=a, keepdims=True)) / n
+        dx = dx + (dmu if var_path else -(dxhat / sigma).sum(axis=b, keepdims=True)) / n
     return result | {"dx": dx, "dgamma": (p.dout * xhat).sum(axis=0), "dbeta": p.dout.sum(axis=0)}
 
 
@@ -337,6 +348,36 @@ def no_variance_path(a: np.ndarray, ctx: HintContext) -> Hint | None:
     )
 
 
+def variance_share(a: np.ndarray, ctx: HintContext) -> Hint | None:
+    """actual is dx whose variance path misses the 2/n of dσ²/dx."""
+    if _fits(a, ctx, ("dx",), {"var_share": False}) is None:
+        return None
+    p = problem_of(ctx, NormProblem)
+    return Hint(
+        "norm-variance-share",
+        _("{who} passes dvar on to the entries with the wrong share: {layer}'s σ² is the mean of (x − μ)² "
+          "over {over}, so the derivative of σ² with respect to one entry carries both the 2 of the "
+          "square and the 1/{n} of the mean. Look at the term that adds dvar into dx.").format(
+            who=ctx.who, layer=_LAYER[p.axis], over=_over(p, p.axis), n=p.x.shape[p.axis]),
+    )
+
+
+def backward_axis(a: np.ndarray, ctx: HintContext) -> Hint | None:
+    """actual is dx with the backward's sums over the other axis than the forward's statistics."""
+    p = problem_of(ctx, NormProblem)
+    if p is None or _fits(a, ctx, ("dx",), {"back_axis": 1 - p.axis}) is None:
+        return None
+    return Hint(
+        "norm-backward-axis",
+        _("{who} sums over {wrong_over} in the backward pass, while {layer}'s mean and variance are taken "
+          "over {over}: dμ and dvar gather the gradient from the entries that μ and σ² were computed from. "
+          "Look at the axis= of every sum of the backward pass: each runs over the forward's axis {axis} "
+          "(keepdims=True), and its n is theirs.").format(
+            who=ctx.who, wrong_over=_over(p, 1 - p.axis), layer=_LAYER[p.axis], over=_over(p, p.axis),
+            axis=p.axis),
+    )
+
+
 def batch_stats_at_test(a: np.ndarray, ctx: HintContext) -> Hint | None:
     """actual is a test-mode batchnorm out computed with the batch's own mean and variance."""
     p = problem_of(ctx, NormTestProblem)
@@ -400,8 +441,8 @@ def not_updated(a: np.ndarray, ctx: HintContext) -> Hint | None:
 
 
 PROBLEMS = (
-    Problem("norm", checked_norm, (unbiased_variance, wrong_norm_axis, no_mean_path, no_variance_path),
-            when_close=True),
+    Problem("norm", checked_norm, (unbiased_variance, wrong_norm_axis, no_mean_path, no_variance_path,
+                                   variance_share, backward_axis), when_close=True),
     Problem("norm_test", checked_norm_test, (batch_stats_at_test,), when_close=True),
     Problem("running", checked_running, (momentum_swapped, not_updated), when_close=True),
 )

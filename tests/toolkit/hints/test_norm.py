@@ -13,7 +13,8 @@ from grader import CheckFailed, ToolkitInputError, check_close, check_gradient, 
 from grader.numgrad import eval_numerical_gradient_array
 from tests.toolkit.hints.fixtures import codes_of, fires
 
-NORM_CODES = {"norm-unbiased-variance", "norm-wrong-axis", "norm-no-mean-path", "norm-no-variance-path"}
+NORM_CODES = {"norm-unbiased-variance", "norm-wrong-axis", "norm-no-mean-path", "norm-no-variance-path",
+              "norm-variance-share", "norm-backward-axis"}
 TRAIN_CODES = NORM_CODES | {"norm-batch-stats-at-test", "running-momentum-swapped", "running-not-updated"}
 
 
@@ -29,13 +30,16 @@ def student_norm(
     back_ddof: int | None = None,
     mean_path: bool = True,
     var_path: bool = True,
+    var_share: bool = True,
+    back_axis: int | None = None,
 ) -> dict[str, np.ndarray]:
     """A batchnorm (axis 0) or layernorm (axis 1) forward and staged backward, with switches.
 
     x (N, D), gamma and beta (D,), dout (N, D) -> out, dx (N, D), dgamma, dbeta (D,). ddof=1:
     the unbiased variance; back_ddof: the backward's variance path divides by n − back_ddof
     (default ddof);
-    mean_path / var_path False: that term of dx forgotten.
+    mean_path / var_path False: that term of dx forgotten; var_share False: dvar·(x − μ) without
+    its 2/n; back_axis: the backward's sums (and their n) over that axis, the forward's unchanged.
     """
     n = x.shape[axis]
     mu = np.mean(x, axis=axis, keepdims=True)
@@ -44,14 +48,16 @@ def student_norm(
     xhat = (x - mu) / std
     out = gamma * xhat + beta
     dxhat = dout * gamma
-    dvar = np.sum(dxhat * (x - mu), axis=axis, keepdims=True) * -0.5 * (var + eps) ** -1.5
-    dmu = np.sum(-dxhat / std, axis=axis, keepdims=True)
+    b = axis if back_axis is None else back_axis
+    n = x.shape[b]
+    dvar = np.sum(dxhat * (x - mu), axis=b, keepdims=True) * -0.5 * (var + eps) ** -1.5
+    dmu = np.sum(-dxhat / std, axis=b, keepdims=True)
     if var_path:
-        dmu = dmu + dvar * np.mean(-2 * (x - mu), axis=axis, keepdims=True)
+        dmu = dmu + dvar * np.mean(-2 * (x - mu), axis=b, keepdims=True)
     divisor = n - (ddof if back_ddof is None else back_ddof)
     dx = dxhat / std
     if var_path:
-        dx = dx + dvar * 2 * (x - mu) / divisor
+        dx = dx + (dvar * 2 * (x - mu) / divisor if var_share else dvar * (x - mu))
     if mean_path:
         dx = dx + dmu / n
     return {"out": out, "dx": dx, "dgamma": np.sum(dout * xhat, axis=0), "dbeta": np.sum(dout, axis=0)}
@@ -86,6 +92,7 @@ MISTAKES = [
     ("norm-unbiased-variance", {"back_ddof": 1}, ("dx",)),
     ("norm-no-mean-path", {"mean_path": False}, ("dx",)),
     ("norm-no-variance-path", {"var_path": False}, ("dx",)),
+    ("norm-variance-share", {"var_share": False}, ("dx",)),
 ]
 CASES = [
     (code, p, mistake, quantity)
@@ -93,6 +100,7 @@ CASES = [
     for code, mistake, quantities in [
         *MISTAKES,
         ("norm-wrong-axis", {"axis": 1 - p["axis"]}, ("out", "dx", "dgamma")),
+        ("norm-backward-axis", {"back_axis": 1 - p["axis"]}, ("dx",)),
     ]
     for quantity in quantities
 ]
@@ -380,6 +388,8 @@ def test_against_torch_with_a_constant_feature(n, d, scale):
     for name in ref:
         assert diagnose(solve(p)[name], ref[name], name=name, problem={"norm": p}) is None
     for code, mistake, quantities in [*MISTAKES, ("norm-wrong-axis", {"axis": 1}, ("out", "dx", "dgamma"))]:
+        if mistake == {"var_share": False} and n == 2:
+            continue  # 2/n is 1 for a batch of two: the forgotten factor changes nothing
         for name in quantities:
             hint = diagnose(_solve_case(p, mistake)[name], ref[name], name=name, problem={"norm": p})
             assert getattr(hint, "code", None) == code, (code, mistake, name, hint)
@@ -460,6 +470,20 @@ POSITIVE = [
         LN_RIGHT["dx"],
         {"problem": {"norm": LN}},
         [r"dvar"],
+    ),
+    (
+        "norm-variance-share",
+        solve(BN, var_share=False)["dx"],
+        BN_RIGHT["dx"],
+        {"problem": {"norm": BN}},
+        [r"wrong share", r"the 2 of the square", r"1/8 of the mean", r"adds dvar into dx"],
+    ),
+    (
+        "norm-backward-axis",
+        solve(LN, back_axis=0)["dx"],
+        LN_RIGHT["dx"],
+        {"problem": {"norm": LN}},
+        [r"sums over the batch \(N = 6 examples\) in the backward pass", r"forward's axis 1", r"layernorm"],
     ),
     (
         "norm-batch-stats-at-test",
