@@ -17,11 +17,12 @@ import pytest
 from grader.instructor.grading.pipeline import Options, grade
 from tests.nbgrader_harness import REPO, ScratchCourse, fill_release, load_cases, solution_sources
 
-# A sample of 01's cases: full marks, no marks and a partial score, in both editions (every case is
-# graded by tests/cases/test_corpus.py already, and there an alternative answer scores as the
-# solution does). Every other lesson is graded by both too, cell by cell, with the hostile
-# submissions of tests/grading/test_liars.py (`ours[mode] == nbgrader_scores`).
-SAMPLE = {"01_derivatives": (True, 0, [0])}
+# A sample of 01's cases: full marks in both editions and a partial score (every case is graded by
+# tests/cases/test_corpus.py already, and there an alternative answer scores as the solution does;
+# the untouched release scores nothing under nbgrader in tests/grading/test_solution_and_release.py).
+# Every other lesson is graded by both too, cell by cell, with the hostile submissions of
+# tests/grading/test_liars.py (`ours[mode] == nbgrader_scores`).
+SAMPLE = {"01_derivatives": (False, 0, [0])}
 
 
 #: The notebook a student of the Portuguese edition hands in is graded in the same run as the others.
