@@ -2,8 +2,8 @@
 
 The real course notebooks, graded twice from identical submissions: once by nbgrader alone
 (one student after the other, as `nbgrader autograde` does), once by the pipeline (parallel,
-sandboxed, with the integrity guard). Honest submissions only: the solution, the untouched
-release, an alternative correct solution and typical mistakes from tests/cases/.
+sandboxed, with the integrity guard). Honest submissions only: the solution in both editions and
+a typical mistake from tests/cases/ (SAMPLE).
 """
 
 from __future__ import annotations
