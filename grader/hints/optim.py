@@ -166,7 +166,7 @@ def trajectory(p: OptimProblem, *, reset: tuple[str, ...] = (), mistake: str | N
 
     reset — state keys set back to their initial value before every call (not kept in config);
     mistake — None, or one of "direction", "momentum-term" (sgd_momentum), "no-sqrt" (rmsprop),
-    "eps-in-sqrt" (rmsprop, adam), "no-bias-correction", "t-after-use" (adam). May hold NaN or inf
+    "eps-in-sqrt" (rmsprop), "no-bias-correction", "t-after-use" (adam). May hold NaN or inf
     (t-after-use from t = 0).
     """
     c = p.config
@@ -204,8 +204,6 @@ def _step(rule: str, w: np.ndarray, g: np.ndarray, c: dict, state: dict, mistake
         m_hat, v_hat = m_hat / (1 - b1 ** state["t"]), v_hat / (1 - b2 ** state["t"])
     if mistake == "t-after-use":
         state["t"] += 1
-    if mistake == "eps-in-sqrt":
-        return w - lr * m_hat / np.sqrt(v_hat + c["epsilon"])
     return w - lr * m_hat / (np.sqrt(v_hat) + c["epsilon"])
 
 

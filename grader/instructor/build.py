@@ -85,9 +85,8 @@ def _imported(dotted: str, path: Path) -> list[str]:
     return [name for name in found if name]
 
 
-def lesson_modules(name: str, root: Path = REPO) -> list[str]:
-    """The `grader.lessons` modules a lesson's notebook imports, and the ones they import (with the
-    packages they sit in, whose `__init__` runs first): dotted names below grader.lessons."""
+def _lesson_module_files(name: str, root: Path) -> dict[str, Path]:
+    """dotted name below grader.lessons -> file, for every module `lesson_modules` lists."""
     lessons = root / "grader" / "lessons"
     notebook = nbformat.read(root / "course" / name / f"{name}.ipynb", as_version=NB_VERSION)
     code = "\n".join(c.source for c in notebook.cells if c.cell_type == "code")
@@ -101,13 +100,13 @@ def lesson_modules(name: str, root: Path = REPO) -> list[str]:
         found[module] = path
         parts = module.split(".")
         todo += [".".join(parts[:k]) for k in range(1, len(parts))] + _imported(module, path)
-    return sorted(found)
+    return found
 
 
-def _module_path(root: Path, dotted: str) -> str:
-    path = _module_file(root / "grader" / "lessons", dotted)
-    assert path is not None
-    return path.relative_to(root / "grader").as_posix()
+def lesson_modules(name: str, root: Path = REPO) -> list[str]:
+    """The `grader.lessons` modules a lesson's notebook imports, and the ones they import (with the
+    packages they sit in, whose `__init__` runs first): dotted names below grader.lessons."""
+    return sorted(_lesson_module_files(name, root))
 
 
 def inputs_hash(name: str, root: Path = REPO, language: str = "en") -> str:
@@ -122,10 +121,11 @@ def inputs_hash(name: str, root: Path = REPO, language: str = "en") -> str:
         h.update(front_ends.bootstrap_source(language).encode())
         _hash_tree(h, root / "grader" / "locale" / language, "locale")
     _hash_tree(h, root / "course" / name, "course")
-    modules = lesson_modules(name, root)
+    modules = _lesson_module_files(name, root)
     if "datasets" in modules:
         _hash_tree(h, root / "grader" / "lessons" / "data", "data")
-    helpers = {_module_path(root, m) for m in modules} | {"lessons/__init__.py"}
+    helpers = {path.relative_to(root / "grader").as_posix() for path in modules.values()}
+    helpers.add("lessons/__init__.py")
     for path in sorted((root / "grader").rglob("*.py")):
         rel = path.relative_to(root / "grader")
         not_inputs = rel.parts[0] in ("instructor", "lab")

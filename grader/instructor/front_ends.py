@@ -151,13 +151,18 @@ def readme_links(lesson: str, language: str = "en") -> str:
             f"[![Binder]({BINDER_BADGE})]({binder_url(lesson, language)})")
 
 
+def without_open_line(title_cell: str) -> str:
+    """The title cell's source without the line of links under its first line (if it has one)."""
+    lines = title_cell.split("\n")
+    if len(lines) >= 3 and lines[1] == "" and is_open_line(lines[2]):
+        return "\n".join([lines[0], *lines[3:]])
+    return title_cell
+
+
 def with_open_line(title_cell: str, lesson: str, language: str = "en") -> str:
     """The title cell's source with `open_line(lesson)` right under its first line (once)."""
-    lines = title_cell.split("\n")
-    body = lines[1:]
-    if len(body) >= 2 and body[0] == "" and is_open_line(body[1]):
-        body = body[2:]
-    return "\n".join([lines[0], "", open_line(lesson, language), *body])
+    lines = without_open_line(title_cell).split("\n")
+    return "\n".join([lines[0], "", open_line(lesson, language), *lines[1:]])
 
 
 #: The bootstrap cell's words in the Portuguese edition, which also sets the toolkit's language.
@@ -225,10 +230,8 @@ def released(nb: nbformat.NotebookNode, lesson: str, language: str = "en") -> nb
 def source_only(nb: nbformat.NotebookNode) -> bool:
     """Take what `released` adds out of a `course/` notebook (in place); True if it had any."""
     before = nbformat.writes(nb)
-    title = nb.cells[0]
-    lines = title.source.split("\n")
-    if title.cell_type == "markdown" and len(lines) >= 3 and lines[1] == "" and is_open_line(lines[2]):
-        title.source = "\n".join([lines[0], *lines[3:]])
+    if nb.cells[0].cell_type == "markdown":
+        nb.cells[0].source = without_open_line(nb.cells[0].source)
     nb.cells = [c for c in nb.cells if c.get("id") != "bootstrap"]
     return nbformat.writes(nb) != before
 

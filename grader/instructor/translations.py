@@ -204,14 +204,6 @@ def code_fragments(source: str) -> list[tuple[str, int, int]]:
     return fragments
 
 
-def title_text(source: str) -> str:
-    """The title cell without the line of links under its first line (the build writes that)."""
-    lines = source.split("\n")
-    if len(lines) >= 3 and lines[1] == "" and front_ends.is_open_line(lines[2]):
-        return "\n".join([lines[0], *lines[3:]])
-    return source
-
-
 def units(nb: nbformat.NotebookNode) -> list[Unit]:
     """Every translatable unit of a notebook, in order."""
     found: list[Unit] = []
@@ -222,7 +214,7 @@ def units(nb: nbformat.NotebookNode) -> list[Unit]:
         if not is_plain(cell) or not cell.source.strip():
             continue
         if cell.cell_type == "markdown":
-            text = title_text(cell.source) if index == 0 else cell.source
+            text = front_ends.without_open_line(cell.source) if index == 0 else cell.source
             found.append(Unit(cell.id, "markdown", text))
             continue
         found += _code_units(cell, code_fragments(cell.source))
@@ -507,9 +499,8 @@ def answer_text(source: str, pairs: list[tuple[str, str]]) -> str:
 def _translated(cell, index: int, catalog: Catalog, lesson: str, language: str) -> str:
     if cell.cell_type == "markdown":
         if index == 0:
-            return front_ends.with_open_line(
-                catalog.get(title_text(cell.source), context=cell.id).string, lesson, language
-            )
+            english = front_ends.without_open_line(cell.source)
+            return front_ends.with_open_line(catalog.get(english, context=cell.id).string, lesson, language)
         return catalog.get(cell.source, context=cell.id).string
     source = cell.source
     for _kind, start, end in reversed(code_fragments(source)):
