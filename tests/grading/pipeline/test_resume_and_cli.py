@@ -151,7 +151,7 @@ def test_without_a_sandbox_grading_still_works_and_says_so(tmp_path: Path, capsy
     course.submit(inbox, "solo", {"part1": course.honest("part1"), "part2": course.honest("part2")})
     course.submit(inbox, "slow", {"part1": course.honest("part1", slow), "part2": course.honest("part2")})
     args = [ASSIGNMENT, str(inbox), "--course-dir", str(course.root), "--no-sandbox"]
-    args += ["--notebook-timeout", "12"]
+    args += ["--notebook-timeout", "6"]
     code = cli.main(args)
     out = capsys.readouterr().out
     assert code == 0
