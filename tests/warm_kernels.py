@@ -6,8 +6,8 @@ setup cell) numpy, torch and matplotlib: about 2 s of one core per kernel, most 
 fixed cost per lesson. `WarmProvisioner` is jupyter_client's `LocalProvisioner` with one change:
 when the command it is asked to run is this interpreter's plain `python -m ipykernel_launcher -f
 CONNECTION_FILE`, bare or behind the pipeline's `prlimit` prefix, it asks a fork server (one per
-test process and import environment, listening on a Unix socket, so that processes forked from
-the test process, like the pipeline's worker pool, reach it too) that has imported those modules
+test session and import environment, listening on a Unix socket, so that xdist's workers and the
+processes forked from them, like the pipeline's worker pool, reach it too) that has imported those modules
 once to fork, and the child becomes that command: new session, the `prlimit` limits, the launch's
 working folder, environment and argv, stdin from /dev/null, default signal handlers, fresh seeds
 for `random` and numpy.
@@ -361,16 +361,28 @@ def __getattr__(name: str):
     raise AttributeError(name)
 
 
+#: "DIR:PID" of the servers of the first test process (pytest's, or xdist's controller): the test
+#: processes it starts (xdist's workers) use its servers rather than starting their own, and it
+#: stops them all (`shutdown`) when it ends.
+SHARED_SERVERS = "BACKPROP_WARM_SERVERS"
+
+
 def install() -> None:
     """Make `WarmProvisioner` this process's default kernel provisioner (kernel specs that name
-    one keep theirs). Processes forked from this one inherit it; others see no setting of ours."""
+    one keep theirs). Processes forked from this one inherit it; others see no setting of ours,
+    but the address of its servers (SHARED_SERVERS), which test processes it starts share."""
     import tempfile
     from importlib.metadata import EntryPoint
 
     from jupyter_client.provisioning.factory import KernelProvisionerFactory
 
     if _STATE.get("owner") != os.getpid():
-        _STATE.update(owner=os.getpid(), dir=tempfile.mkdtemp(prefix="bpwarm-"))
+        directory, _, owner = os.environ.get(SHARED_SERVERS, "").rpartition(":")
+        if directory and owner.isdigit() and _alive(int(owner)) and os.path.isdir(directory):
+            _STATE.update(owner=int(owner), dir=directory)  # a test process the first one started
+        else:
+            _STATE.update(owner=os.getpid(), dir=tempfile.mkdtemp(prefix="bpwarm-"))
+            os.environ[SHARED_SERVERS] = f"{_STATE['dir']}:{os.getpid()}"
     factory = KernelProvisionerFactory.instance()
     factory.provisioners[PROVISIONER_NAME] = EntryPoint(
         name=PROVISIONER_NAME, value="tests.warm_kernels:WarmProvisioner", group=factory.GROUP_NAME)

@@ -207,3 +207,16 @@ def test_a_module_runs_warm_with_its_exit_code_and_output(tmp_path: Path) -> Non
                                    cwd=str(tmp_path), log=str(log), timeout=60)
     assert code == 7
     assert log.read_text() == f"in {tmp_path} ['a', 'b'] seen\n"
+
+
+def test_xdist_workers_share_the_first_test_process_servers() -> None:
+    """One server per import environment for the whole session: xdist's workers use the
+    controller's (each worker starting its own cost ~4 s of imports per environment)."""
+    import os
+
+    directory, _, owner = os.environ[warm_kernels.SHARED_SERVERS].rpartition(":")
+    assert warm_kernels._STATE["dir"] == directory
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        assert int(owner) == warm_kernels._STATE["owner"] == os.getppid()
+    else:
+        assert int(owner) == warm_kernels._STATE["owner"] == os.getpid()
