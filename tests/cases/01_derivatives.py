@@ -1,5 +1,13 @@
 """Alternative correct solutions and typical mistakes for course/01_derivatives.
 
+Graded cells (26 points): test_numerical_derivative_slope (1), test_numerical_derivative_centred (3),
+test_taylor_forward (1), test_taylor_centred (2), test_best_nudge_forward (2),
+test_best_nudge_centred (2), test_partial_derivatives (1), test_grad_L_x (2), test_grad_L_y (2),
+test_directional_derivative (1), test_numerical_gradient_values, test_numerical_gradient_restores_x,
+test_numerical_gradient_in_place (1 each), test_numerical_gradient_array_elementwise,
+test_numerical_gradient_array_shapes, test_numerical_gradient_array_views (1 each),
+test_gradient_check (3).
+
 Graded by tests/cases/test_corpus.py (in process, on the lesson's contract cut): every
 alternative must score full marks; every mistake must score 0 on exactly the
 cells in `must_fail` and full marks elsewhere.
@@ -300,6 +308,9 @@ def gradient_check(f, x, dout, dx, h=1e-5):
     return float(np.mean(np.abs(dx - numeric) / np.maximum(1e-8, np.abs(dx) + np.abs(numeric))))
 '''},
         "must_fail": ["test_gradient_check"],
+
+        # the visible check has one bad entry among twelve, and names the mean
+        "message": "The worst entry decides",
     },
     {
         # 1.5 times the larger of |a| and |b|: symmetric, and 1/3 where a = 2b, but 4/3 where
@@ -563,5 +574,73 @@ def directional_derivative(f, x, y, u, h=1e-5):
 '''},
         "must_fail": ["test_directional_derivative"],
         "message": "changed its argument u in place",
+    },
+]
+
+# The slips of the derivations the briefs ask for, each named by its check (visible and hidden alike).
+MISTAKES += [
+    {
+        # Python reads / 2 * h as (/ 2) * h: every slope about h^2 = 1e-10 times too small.
+        "name": "centred difference written / 2 * h",
+        "cells": {"numerical_derivative": '''\
+def numerical_derivative(f, x, h=1e-5):
+    return (f(x + h) - f(x - h)) / 2 * h
+'''},
+        "must_fail": ["test_numerical_derivative_slope", "test_numerical_derivative_centred",
+                      "test_partial_derivatives", "test_directional_derivative"],
+        "message": "divides by 2 and then multiplies by h",
+        "message_cells": ["test_numerical_derivative_slope", "test_numerical_derivative_centred"],
+    },
+    {
+        # f'' kept in the centred term: right only where f'' = f‴ (exp), as at the first point.
+        "name": "centred error term with f'' instead of f‴",
+        "cells": {"taylor_errors": '''\
+def taylor_errors(h, f2, f3):
+    return h / 2 * abs(f2), h**2 / 6 * abs(f2)
+'''},
+        "must_fail": ["test_taylor_centred"],
+        "message": "the f'' terms cancel",
+    },
+    {
+        # Each h* from the other model's derivative: right only where f'' = f‴.
+        "name": "best nudges with f'' and f‴ swapped",
+        "cells": {"best_nudges": '''\
+def best_nudges(f0, f2, f3, eps=np.finfo(np.float64).eps):
+    return (2 * eps * abs(f0) / abs(f3)) ** 0.5, (3 * eps * abs(f0) / abs(f2)) ** (1 / 3)
+'''},
+        "must_fail": ["test_best_nudge_forward", "test_best_nudge_centred"],
+        "message": "model's truncation term carries",
+    },
+    {
+        # No absolute values: a complex h* as soon as f, f'' or f‴ is negative.
+        "name": "best nudges without absolute values",
+        "cells": {"best_nudges": '''\
+def best_nudges(f0, f2, f3, eps=np.finfo(np.float64).eps):
+    return (2 * eps * f0 / f2) ** 0.5, (3 * eps * f0 / f3) ** (1 / 3)
+'''},
+        "must_fail": ["test_best_nudge_forward", "test_best_nudge_centred"],
+        "message": "is not a real number",
+    },
+    {
+        # The larger of |a| and |b| as the size: 1/2 where the calibration asks for 1/3.
+        "name": "gradient check with max(|a|, |b|) as the size",
+        "cells": {"gradient_check": '''\
+def gradient_check(f, x, dout, dx, h=1e-5):
+    numeric = numerical_gradient_array(f, x, dout, h)
+    size = np.maximum(1e-8, np.maximum(np.abs(dx), np.abs(numeric)))
+    return float(np.max(np.abs(dx - numeric) / size))
+'''},
+        "must_fail": ["test_gradient_check"],
+        "message": "the larger of |a| and |b|",
+    },
+    {
+        # The toolkit's check_close as the verdict: refused like rel_error.
+        "name": "gradient check by the toolkit's check_close",
+        "cells": {"gradient_check": '''\
+def gradient_check(f, x, dout, dx, h=1e-5):
+    return check_close("dx", dx, numerical_gradient_array(f, x, dout, h), tol=1.0).rel_error
+'''},
+        "must_fail": ["test_gradient_check"],
+        "message": "not to call check_close",
     },
 ]

@@ -2,11 +2,11 @@
 
 Solution cells (grade_id): neuron_trace, relu_neuron_backward, hand_trace, circuit_forward,
 circuit_backward, circuit_tangent, neuron_tangent, forward_mode_gradient.
-Graded cells: test_neuron_gate, test_neuron_add, test_neuron_multiply (1 point each),
-test_relu_neuron_on (2), test_relu_neuron_off (1), test_trace_tanh, test_trace_product,
-test_trace_dx, test_trace_dy (1 point each), test_circuit_forward (1),
-test_circuit_backward_x (2), test_circuit_backward_y (2), test_circuit_tangent_seeds (2),
-test_circuit_tangent_direction (1), test_neuron_tangent (1), test_forward_mode_gradient (2).
+Graded cells (19 points): test_neuron_gate, test_neuron_add, test_neuron_multiply (1 point each),
+test_relu_neuron_on (1), test_relu_neuron_off (1), test_trace_tanh (1), test_trace_product (1),
+test_trace_dx (2), test_trace_dy (1), test_circuit_forward (1), test_circuit_backward_x (1),
+test_circuit_backward_y (1), test_circuit_tangent_seeds (2), test_circuit_tangent_direction (1),
+test_neuron_tangent (2), test_forward_mode_gradient (1).
 
 Each alternative replaces one solution cell and runs with the other cells of the instructor
 solution, so an alternative `circuit_forward` keeps the cache keys that the solution's
@@ -115,6 +115,7 @@ def relu_neuron_backward(df, cache):
 """,
         },
         "must_fail": ["test_relu_neuron_off"],
+        "message": "The ReLU is off here",
     },
     {
         "name": "relu neuron: x and w swapped in the product rule",
@@ -146,6 +147,7 @@ def circuit_backward(dL, cache):
 """,
         },
         "must_fail": ["test_circuit_backward_x"],
+        "message": "The direct edge x → L (L = d + x) is missing",
     },
     {
         "name": "overwrite at fan-out: y's path through a lost",
@@ -250,6 +252,8 @@ def circuit_tangent(x, y, tx, ty):
     return d + x, td
 """},
         "must_fail": ["test_circuit_tangent_seeds", "test_circuit_tangent_direction"],
+        "message": "The direct edge is missing",
+        "message_cells": ["test_circuit_tangent_seeds"],
     },
     {
         "name": "tangent: half a product rule for a = x*y",
@@ -272,6 +276,8 @@ def neuron_tangent(x, w, b, tw, tb):
     return max(0.0, z), float(np.dot(tw, x)) + tb
 """},
         "must_fail": ["test_neuron_tangent", "test_forward_mode_gradient"],
+        "message": "its gate shuts the tangent as well",
+        "message_cells": ["test_neuron_tangent"],
     },
     {
         # One seed array for all passes, never reset: pass i moves w[0..i] together.
@@ -540,4 +546,48 @@ def circuit_backward(dL, cache):
     return float(dL * (s * (2 * x * y + y**2) + 1)), float(dL * s * (x**2 + 2 * x * y))
 """),
     ]
+]
+
+# The tanh node's local slope forgotten: in the trace, in the backward pass and in forward mode,
+# each named by its check.
+MISTAKES += [
+    {
+        "name": "hand trace: the tanh node's slope forgotten, the later steps right from it",
+        "cells": {"hand_trace": """\
+dL_dd = 1.0
+dL_dc = dL_dd
+dL_da = dL_dc * b
+dL_db = dL_dc * a
+dL_dx = dL_da * y + dL_db + 1.0
+dL_dy = dL_da * x + dL_db
+"""},
+        "must_fail": ["test_trace_tanh"],
+        "message": "The tanh node's local slope is missing",
+    },
+    {
+        "name": "circuit backward: the tanh node's slope forgotten",
+        "cells": {"circuit_backward": """\
+def circuit_backward(dL, cache):
+    x, y, a, b, d = cache["x"], cache["y"], cache["a"], cache["b"], cache["d"]
+    dc = dL                 # the tanh node passed through as if it were an add node
+    da, db = b * dc, a * dc
+    return dL + y * da + db, x * da + db
+"""},
+        "must_fail": _BACKWARD,
+        "message": "The tanh node's local slope is missing",
+    },
+    {
+        "name": "tangent: the tanh node's slope forgotten",
+        "cells": {"circuit_tangent": """\
+def circuit_tangent(x, y, tx, ty):
+    a, ta = x * y, tx * y + x * ty
+    b, tb = x + y, tx + ty
+    c, tc = a * b, ta * b + a * tb
+    d = math.tanh(c)
+    return d + x, tc + tx
+"""},
+        "must_fail": ["test_circuit_tangent_seeds", "test_circuit_tangent_direction"],
+        "message": "The tanh node's local slope is missing",
+        "message_cells": ["test_circuit_tangent_seeds"],
+    },
 ]

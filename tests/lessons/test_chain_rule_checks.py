@@ -75,3 +75,23 @@ def test_neuron_tangent_expected():
     assert f > 0 and tf == pytest.approx(tw @ x + 0.7) and _far(tf, mistakes)
     f, tf, mistakes = cr.neuron_tangent_expected(x, w, -abs(w @ x) - 0.5, tw, 0.7)
     assert f == 0.0 and tf == 0.0 and _far(tf, mistakes)
+
+
+def test_the_tanh_slope_forgotten_is_named():
+    """dL_dc = dL_dd, and a backward or forward-mode pass that crosses the tanh node unscaled."""
+    x, y = 1.2, 0.5
+    _, mistakes = cr.trace_step("dL_dc", x, y, {"dL_dd": 1.0})
+    assert any(value == 1.0 and "local slope is missing" in text for value, text in mistakes)
+    a, b = x * y, x + y
+    d = math.tanh(a * b)
+    values = {"x": x, "y": y, "a": a, "b": b, "c": a * b, "d": d, "L": d + x}
+    s = 1 - d**2
+    grads = {"x": 1 + s * (b * y + a), "y": s * (b * x + a), "a": s * b, "b": s * a}
+    unscaled = {"x": 1 + b * y + a, "y": b * x + a}
+    for which in ("x", "y"):
+        table = cr.circuit_backward_mistakes("d" + which, x, y, 1.0, values, grads, 0.0, (x, y))
+        assert any(abs(value - unscaled[which]) < 1e-12 and "local slope is missing" in text
+                   for value, text in table)
+        table = cr.circuit_tangent_mistakes(which, x, y, grads, values)
+        assert any(abs(value - unscaled[which]) < 1e-12 and "local slope is missing" in text
+                   for value, text in table)

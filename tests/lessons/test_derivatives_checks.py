@@ -1,6 +1,8 @@
 """Lesson 01's visible checks (grader.lessons.derivatives.checks): right values pass, known
 mistakes fail with their hint."""
 
+import re
+
 import numpy as np
 import pytest
 
@@ -90,3 +92,60 @@ def test_matmul_gradient(capsys):
         dc.check_matmul_gradient(right * 0.5, x, dout, right, ones)
     out = capsys.readouterr().out
     assert "dout = all ones" in out and "every output" in out
+
+
+def test_a_named_mistake_is_in_the_error_too(capsys):
+    """The hint of a recognised mistake replaces the toolkit's generic one, in the printed line and in
+    the CheckFailed message (what the grading feedback shows)."""
+    slip = (np.exp(1.0 + 1e-5) - np.exp(1.0 - 1e-5)) / 2 * 1e-5     # / 2 * h
+    with pytest.raises(CheckFailed, match="divides by 2 and then multiplies by h"):
+        dc.check_centred_slope(slip)
+    out = capsys.readouterr().out
+    assert "divides by 2 and then multiplies by h" in out and "no gradient reaches it" not in out
+
+
+def test_taylor_and_nudges_with_the_other_derivative(capsys):
+    with pytest.raises(CheckFailed, match="the f'' terms cancel"):
+        dc.check_taylor_term("centred", 1e-6 / 6 * 4.0, 1e-3, -4.0, 1.0)
+    with pytest.raises(CheckFailed, match="leading error has f''"):
+        dc.check_taylor_term("forward", 1e-3 / 2 * 1.0, 1e-3, -4.0, 1.0)
+    eps = np.finfo(np.float64).eps
+    with pytest.raises(CheckFailed, match="truncation term carries f''"):
+        dc.check_nudge("forward", np.sqrt(2 * eps * 2.0 / 5.0), 2.0, -0.3, -5.0, eps)
+    with pytest.raises(CheckFailed, match="truncation term carries f‴"):
+        dc.check_nudge("centred", np.cbrt(3 * eps * 2.0 / 0.3), 2.0, -0.3, -5.0, eps)
+    for no_abs in [(2 * float(eps) * 2.0 / -0.3) ** 0.5, np.float64(np.nan)]:   # a complex, a nan
+        with pytest.raises(CheckFailed, match="not a real number"):
+            dc.check_nudge("forward", no_abs, 2.0, -0.3, -5.0, eps)
+    dc.check_nudge("forward", np.sqrt(2 * eps * 2.0 / 0.3), 2.0, -0.3, -5.0, eps)
+    dc.check_nudge("centred", np.cbrt(3 * eps * 2.0 / 5.0), 2.0, -0.3, -5.0, eps)
+    capsys.readouterr()
+
+
+def _verdict_rule(size, reduce=np.max):
+    """A gradient_check whose size and reduction are given: the brief's is (|a| + |b|, max)."""
+    def gradient_check(f, x, dout, dx, h=1e-5):
+        numeric = np.zeros(x.shape)
+        for idx in np.ndindex(x.shape):
+            old = x[idx]
+            x[idx] = old + h
+            up = np.array(f(x))
+            x[idx] = old - h
+            down = np.array(f(x))
+            x[idx] = old
+            numeric[idx] = np.sum((up - down) * dout) / (2 * h)
+        a, b = np.abs(dx), np.abs(numeric)
+        return float(reduce(np.abs(dx - numeric) / np.maximum(1e-8, size(a, b))))
+    return gradient_check
+
+
+@pytest.mark.parametrize("size, reduce, words", [
+    (lambda a, b: np.maximum(a, b), np.max, "the larger of |a| and |b|"),
+    (lambda a, b: (a + b) / 2, np.max, "the mean (|a| + |b|) / 2"),
+    (lambda a, b: a + b, np.mean, "The worst entry decides"),
+])
+def test_gradient_check_mistakes_are_named(capsys, size, reduce, words):
+    dc.check_gradient_check(_verdict_rule(lambda a, b: a + b))
+    with pytest.raises(CheckFailed, match=re.escape(words)):
+        dc.check_gradient_check(_verdict_rule(size, reduce))
+    assert words in capsys.readouterr().out

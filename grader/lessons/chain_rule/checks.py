@@ -32,6 +32,8 @@ __all__ = [
 
 Mistakes = list[tuple[float, str]]
 _OVERWRITE = N_("did an `=` overwrite it where `+=` should add?")
+_NO_TANH_SLOPE = N_("The tanh node's local slope is missing: what crosses d = tanh(c) is multiplied by "
+                    "the slope of tanh at c.")
 
 #: The bar of circuit_backward's checks: every closed form reaches it (PyTorch and the rules round
 #: alike, to about 1e-14), a centred difference does not (about 1e-11 to 1e-9 at any nudge h).
@@ -164,6 +166,7 @@ def _trace_step(node: str, x: float, y: float, up: Mapping[str, float]) -> tuple
         return up["dL_dd"] * _slope(math.tanh, c), [
             (up["dL_dd"] * (1 - c**2), _("You used 1 − c², as if tanh(c) were c. The slope of tanh "
                                        "at c depends on tanh(c) itself, which the forward pass stored.")),
+            (up["dL_dd"], _(_NO_TANH_SLOPE)),
         ]
     if node == "dL_da":
         return up["dL_dc"] * _slope(lambda a_: a_ * b, a), [
@@ -200,6 +203,7 @@ def circuit_backward_mistakes(which: str, x: float, y: float, dL: float, values:
     upstream gradient dL; values and grads are PyTorch's node values and ∂loss/∂node there; first
     is your answer at first_point (dL = 1), used to recognise an answer that ignores the cache."""
     from_c = (1 - values["c"] ** 2) / (1 - values["d"] ** 2)
+    no_slope = 1 / (1 - values["d"] ** 2)
     same = (x, y) == first_point
     if which == "dx":
         g = grads["x"]
@@ -209,6 +213,7 @@ def circuit_backward_mistakes(which: str, x: float, y: float, dL: float, values:
             (g - grads["b"], _("The path through b = x + y is missing: ") + _(_OVERWRITE)),
             (grads["a"] * x + grads["b"] + dL, _("For a = x·y, x's local slope is not x.")),
             (dL + (g - dL) * from_c, _("The tanh slope is the slope of tanh(c), not 1 − c².")),
+            (dL + (g - dL) * no_slope, _(_NO_TANH_SLOPE)),
         ]
     else:
         g = grads["y"]
@@ -217,6 +222,7 @@ def circuit_backward_mistakes(which: str, x: float, y: float, dL: float, values:
             (grads["a"] * x, _("The path through b = x + y is missing: ") + _(_OVERWRITE)),
             (grads["a"] * y + grads["b"], _("For a = x·y, y's local slope is not y.")),
             (g * from_c, _("The tanh slope is the slope of tanh(c), not 1 − c².")),
+            (g * no_slope, _(_NO_TANH_SLOPE)),
         ]
     if dL != 1.0:   # at dL = 1 the answer that ignores dL is the right one
         table.append((g / dL, _("Your {which} ignores the upstream gradient dL: every step must be "
@@ -236,16 +242,19 @@ def circuit_backward_mistakes(which: str, x: float, y: float, dL: float, values:
 def circuit_tangent_mistakes(which: str, x: float, y: float, grads: Mapping[str, float],
                              values: Mapping[str, float]) -> Mistakes:
     """Known mistakes of circuit_tangent's tL for the seed (1, 0) (which: "x") or (0, 1) ("y")."""
+    no_slope = 1 / (1 - values["d"] ** 2)
     if which == "x":
         from_c = (1 - values["c"] ** 2) / (1 - values["d"] ** 2)
         return [
             (grads["x"] - 1.0, _("The direct edge is missing: L = d + x moves with x itself too.")),
             (grads["x"] - grads["a"] * y, _("a = x·y moves with x as well as with y: both must be in ta.")),
             (1.0 + (grads["x"] - 1.0) * from_c, _("The tanh slope is the slope of tanh(c), not 1 − c².")),
+            (1.0 + (grads["x"] - 1.0) * no_slope, _(_NO_TANH_SLOPE)),
         ]
     return [
         (grads["y"] - grads["a"] * x, _("a = x·y moves with y as well as with x: both must be in ta.")),
         (grads["y"] - grads["b"], _("b = x + y moves with y too.")),
+        (grads["y"] * no_slope, _(_NO_TANH_SLOPE)),
     ]
 
 

@@ -3,7 +3,8 @@
 The check cells of lesson 01 call these instead of spelling out, in code the student reads
 before solving, the formula the exercise asks for. Every student value goes through the
 trusted path (`grader.trusted`) before it is compared with anything; the ✓/✗ lines come from
-`check_close`, the hints from `show_hint`.
+the toolkit's `compare`, and the hint of a recognised mistake replaces the toolkit's generic one, in
+the ✗ line's hint and in the CheckFailed message alike.
 """
 
 from __future__ import annotations
@@ -13,19 +14,20 @@ from typing import Any
 
 import numpy as np
 
-from ...checks import CheckResult, check_close
+from ...checks import CheckResult, check_close, checked_name, compare, report
 from ...errors import CheckFailed
 from ...i18n import N_
 from ...i18n import lesson_text as _
 from ...numgrad import rel_error
 from ...referees import referee_all
-from ...report_lines import show_hint
-from ...trusted import as_array
+from ...report_lines import emit, hint_line, show_hint
+from ...trusted import as_array, plain_ndarray
 
 __all__ = [
     "GRAD_L_TOL",
     "check_centred_slope",
     "check_directional_slope",
+    "check_gradient_check",
     "check_grad_L",
     "check_matmul_gradient",
     "measured_error",
@@ -43,23 +45,38 @@ _KINDS = {"forward": N_("forward"), "centred": N_("centred")}
 
 
 def check_value(name: str, yours: Any, expected: Any, mistakes: Mistakes = (),
-                tol: float = 1e-7) -> CheckResult:
-    """check_close(name, yours, expected, tol); when it fails, show the hint of every known mistake
-    whose value yours matches (relative error below 1e-6, same shape).
+                tol: float = 1e-7, otherwise: str | None = None) -> CheckResult:
+    """check_close(name, yours, expected, tol), naming the mistake it recognises: when yours is wrong
+    and equals (relative error below 1e-6, same shape) the value of a known mistake, the ✗ line
+    carries that mistake's hint instead of the toolkit's generic one, and so does the CheckFailed
+    message; `otherwise`, when given, is the hint of a wrong value that matches no mistake.
 
     Inputs: yours — the student's value (any shape S, read through the trusted path);
     expected — the reference, shape S; mistakes — pairs (value a mistake gives, shape S; hint).
     """
     __tracebackhide__ = True
-    try:
-        return check_close(name, yours, expected, tol=tol)
-    except CheckFailed:
-        plain = as_array(yours, name)
+    name = checked_name(name)
+    exp = np.asarray(expected, dtype=np.float64)
+    result, line = compare(name, yours, exp, tol=tol)
+    named = None if result.passed else _named_mistake(yours, mistakes, otherwise)
+    if named is None:
+        report([(result, line)])
+        return result
+    emit([line, hint_line(named, None)], [(None, named)])
+    raise CheckFailed(line.removeprefix("✗ ").replace("  ", " ", 1) + f" — {named}", results=[result])
+
+
+def _named_mistake(yours: Any, mistakes: Mistakes, otherwise: str | None) -> str | None:
+    """The hint of the first mistake whose value yours equals (relative error < 1e-6), else
+    `otherwise`."""
+    plain = plain_ndarray(yours)
+    if plain is not None and plain.dtype.kind in "biuf" and np.all(np.isfinite(plain)):
+        mine = plain.astype(np.float64)
         for wrong, hint in mistakes:
             wrong = np.asarray(wrong, dtype=np.float64)
-            if wrong.shape == plain.shape and np.all(np.isfinite(wrong)) and rel_error(plain, wrong) < 1e-6:
-                show_hint(hint)
-        raise
+            if wrong.shape == mine.shape and np.all(np.isfinite(wrong)) and rel_error(mine, wrong) < 1e-6:
+                return hint
+    return otherwise
 
 
 def _forward_difference(f: Callable[[float], float], x: float, h: float) -> float:
@@ -70,14 +87,25 @@ def _centred(f: Callable[[float], float], x: float, h: float) -> float:
     return (f(x + h) - f(x - h)) / (2 * h)
 
 
+#: A quotient written `/ 2 * h`: Python divides by 2, then multiplies by h.
+_PRECEDENCE = N_("your slope is about h^2 = 1e-10 times the right one: `/ 2 * h` divides by 2 and then "
+                 "multiplies by h. Put the whole denominator in parentheses.")
+
+
+def _precedence_slip(f: Callable[[float], float], x: float, h: float) -> float:
+    """The centred difference written (f(x + h) - f(x - h)) / 2 * h."""
+    return (f(x + h) - f(x - h)) / 2 * h
+
+
 def check_slope(name: str, yours: Any, f: Callable[[float], float], x: float, exact: float,
                 tol: float = 1e-4) -> CheckResult:
     """numerical_derivative's value for f at x (h = 1e-5) against the exact slope; recognises a
-    centred difference divided by h instead of 2h."""
+    centred difference divided by h instead of 2h, and one written `/ 2 * h`."""
     __tracebackhide__ = True
     return check_value(name, yours, exact, tol=tol, mistakes=[
         (2 * _centred(f, x, 1e-5), _("your slopes are twice too big: how far apart are the two points "
                                    "you evaluate f at?")),
+        (_precedence_slip(f, x, 1e-5), _(_PRECEDENCE)),
     ])
 
 
@@ -96,6 +124,7 @@ def check_centred_slope(yours: Any) -> CheckResult:
         (forward, _("yours is the forward difference, which looks to the right of x only. Use the "
                   "points on both sides.")),
         (2 * _centred(np.exp, 1.0, 1e-5), _("yours is twice too big: how far apart are your two points?")),
+        (_precedence_slip(np.exp, 1.0, 1e-5), _(_PRECEDENCE)),
     ])
 
 
@@ -109,6 +138,8 @@ def check_taylor_term(which: str, yours: Any, h: float, f2: float, f3: float) ->
         name = _("forward error term, h = {h}, f'' = {f2}").format(h=f"{h:g}", f2=f"{f2:g}")
         return check_value(name, yours, forward, mistakes=[
             (-forward, _("a size is never negative: the sign of f'' does not matter.")),
+            (h / 2 * abs(f3), _("that term has f‴ where the forward difference's leading error has f'': "
+                                "which term of the series is left right after h f'(x)?")),
         ])
     name = _("centred error term, h = {h}, f‴ = {f3}").format(h=f"{h:g}", f3=f"{f3:g}")
     return check_value(name, yours, centred, mistakes=[
@@ -117,6 +148,8 @@ def check_taylor_term(which: str, yours: Any, h: float, f2: float, f3: float) ->
         (forward, _("that is the forward term. In the centred difference the f'' terms cancel: look one "
                   "power of h further.")),
         (-centred, _("a size is never negative: the sign of f‴ does not matter.")),
+        (h**2 / 6 * abs(f2), _("that term has f'', but the f'' terms cancel in f(x+h) - f(x-h): the "
+                               "centred difference's leading error carries f‴.")),
     ])
 
 
@@ -145,16 +178,35 @@ def check_nudge(which: str, yours: Any, f0: float, f2: float, f3: float, eps: fl
     print(_("bottom of the {which} model on a fine grid: h = {h}").format(which=kind, h=f"{bottom:.4e}"))
     name = _("h* of the {which} difference").format(which=kind)
     if which == "forward":
-        return check_value(name, yours, bottom, tol=1e-4, mistakes=[
+        mistakes = [
             (np.sqrt(4 * eps * abs(f0) / abs(f2)), _("that is the bottom of the footnote's model, with "
              "round-off 2 eps |f| / h. The exercise's model has eps |f| / h.")),
             (np.sqrt(eps * abs(f0) / abs(f2)),
              _("a factor 2 is missing: what is the derivative of h/2 |f''|?")),
-        ])
-    return check_value(name, yours, bottom, tol=1e-4, mistakes=[
-        (np.cbrt(6 * eps * abs(f0) / abs(f3)), _("differentiate h^2/6 |f‴| again: the 2 of h^2 comes down.")),
-        (np.sqrt(3 * eps * abs(f0) / abs(f3)), _("with E' = 0 multiplied by h^2, which power of h is left?")),
-    ])
+            (np.sqrt(2 * eps * abs(f0) / abs(f3)), _("that uses f‴: the forward model's truncation term "
+                                                      "carries f''.")),
+        ]
+    else:
+        mistakes = [
+            (np.cbrt(6 * eps * abs(f0) / abs(f3)),
+             _("differentiate h^2/6 |f‴| again: the 2 of h^2 comes down.")),
+            (np.sqrt(3 * eps * abs(f0) / abs(f3)),
+             _("with E' = 0 multiplied by h^2, which power of h is left?")),
+            (np.cbrt(3 * eps * abs(f0) / abs(f2)), _("that uses f'': the centred model's truncation term "
+                                                      "carries f‴.")),
+        ]
+    not_real = None
+    if min(f0, f2, f3) < 0 and not _real_number(yours):
+        not_real = _("f(x), f'' or f‴ is negative here, and a negative number to the power 1/2 or 1/3 is "
+                     "not a real number (Python gives a complex, NumPy nan). The model uses the sizes "
+                     "|f(x)|, |f''| and |f‴|.")
+    return check_value(name, yours, bottom, tol=1e-4, mistakes=mistakes, otherwise=not_real)
+
+
+def _real_number(value: Any) -> bool:
+    """Whether value reads as finite real numbers through the trusted path."""
+    plain = plain_ndarray(value)
+    return plain is not None and plain.dtype.kind in "biuf" and bool(np.all(np.isfinite(plain)))
 
 
 def _grad_L_closed_form(x: float, y: float) -> tuple[float, float, float, float]:
@@ -187,13 +239,12 @@ def check_grad_L(which: str, yours: Any, x: float, y: float, reference: float) -
     else:
         name = _("dL/dy at ({x}, {y})").format(x=x, y=y)
         mistakes = [(gy + 1, _("the lone + x does not depend on y.")), (gy * wrong_slope, not_c)]
-    try:
-        return check_value(name, yours, reference, mistakes=mistakes, tol=GRAD_L_TOL)
-    except CheckFailed:
-        error = rel_error(as_array(yours, name), np.float64(reference))
-        if error < 1e-6:
-            show_hint(nudged.format(error=f"{error:.0e}"))
-        raise
+    close = None
+    if _real_number(yours):
+        plain = plain_ndarray(yours).astype(np.float64)
+        if plain.shape == () and (error := rel_error(plain, np.float64(reference))) < 1e-6:
+            close = nudged.format(error=f"{error:.0e}")
+    return check_value(name, yours, reference, mistakes=mistakes, tol=GRAD_L_TOL, otherwise=close)
 
 
 def check_directional_slope(yours: Any, gradient: Sequence[float], u: Sequence[float]) -> CheckResult:
@@ -208,6 +259,53 @@ def check_directional_slope(yours: Any, gradient: Sequence[float], u: Sequence[f
         (want * norm, _("your slope is |u| = {norm} times too big: per unit of t, walk a distance "
                         "of 1, not |u|.").format(norm=f"{norm:g}")),
     ])
+
+
+def _verdict(gradient_check: Callable[..., Any], dx: np.ndarray, x: np.ndarray, dout: np.ndarray,
+             what: str) -> float:
+    """gradient_check(np.tanh, x, dout, dx), read as one float."""
+    return float(as_array(gradient_check(np.tanh, x, dout, dx), what, shape=()))
+
+
+def check_gradient_check(gradient_check: Callable[..., Any]) -> None:
+    """gradient_check (the graded callable) on a tanh layer, out = tanh(x) with x and dout of shape
+    (3, 4): the verdict on the right dx (below 1e-7), on 2 × dx (1/3), on −dx (1), and on dx with
+    one entry three times too big (that entry's error, 1/2). Prints ✓/✗ for each, with the hint of
+    a recognised mistake (the sizes max(|a|, |b|) and (|a| + |b|) / 2, the mean over the entries),
+    then raises CheckFailed, every failed line in its message, if any failed."""
+    __tracebackhide__ = True
+    rng = np.random.default_rng(9)
+    x, dout = rng.normal(size=(3, 4)), rng.normal(size=(3, 4))
+    right = dout * (1 - np.tanh(x) ** 2)
+    bad = right.copy()
+    bad[1, 2] *= 3.0                         # |3b - b| / (|3b| + |b|) = 1/2 on that entry, 0 elsewhere
+    verdict = _verdict(gradient_check, right, x, dout, "gradient_check(tanh, x, dout, right dx)")
+    print(_("verdict on the right dx: {verdict}").format(verdict=f"{verdict:.1e}"))
+    if not verdict < 1e-7:
+        raise CheckFailed(_("the right dx got the verdict {verdict}; it should be tiny (below 1e-7)").format(
+            verdict=f"{verdict:.1e}"))
+    larger = _("that is what the larger of |a| and |b| gives as the size; the calibration (1/3 where "
+               "a = 2b, 1 where a = -b) asks for another size.")
+    mean = _("that is what the mean (|a| + |b|) / 2 gives as the size; the calibration (1/3 where "
+             "a = 2b, 1 where a = -b) asks for another size.")
+    cases = [
+        (_("verdict on dx = 2 * (the right dx)"), 2 * right, 1 / 3, [(1 / 2, larger), (2 / 3, mean)]),
+        (_("verdict on dx = -(the right dx)"), -right, 1.0, [
+            (2.0, _("with a = -b, |a - b| = 2|b|: which size built from |a| and |b| gives 1?"))]),
+        (_("verdict on dx with one entry three times too big"), bad, 1 / 2, [
+            (1 / 24, _("that is the mean of the entries' errors: one bad entry among twelve hides in it. "
+                       "The worst entry decides.")),
+            (2 / 3, larger), (1.0, mean)]),
+    ]
+    failed = []
+    for name, dx, expected, mistakes in cases:
+        yours = _verdict(gradient_check, dx, x, dout, name)
+        try:
+            check_value(name, yours, expected, mistakes=mistakes, tol=1e-6)
+        except CheckFailed as failure:
+            failed.append(str(failure))
+    if failed:
+        raise CheckFailed("; ".join(failed))
 
 
 def check_matmul_gradient(grad: Any, x: np.ndarray, dout: np.ndarray, reference: np.ndarray,
