@@ -16,7 +16,7 @@ from grader.lessons import hint_codes  # noqa: E402
 from grader.lessons.deep_nets.dropout_check import check_dropout  # noqa: E402
 from grader.lessons.gradient_flow.init_variance import check_init_variance  # noqa: E402
 from grader.lessons.two_layer_net.plots import plot_loss  # noqa: E402
-from tests.lessons.test_attention import POSITIVE as ATTENTION_POSITIVE  # noqa: E402
+from tests.lessons import lesson_positives  # noqa: E402
 from tests.lessons.test_dropout_check import DROPOUT_POSITIVE  # noqa: E402
 
 #: The lessons' own codes (their packages' HINT_CODES), and a guard of the toolkit that prints its
@@ -52,7 +52,7 @@ def _torch_in_numpy_exercise():
 #: code -> a function that fails with that code's hint (one example per code)
 EXAMPLES = {
     **{case[0]: _dropout_case(case) for case in reversed(DROPOUT_POSITIVE)},
-    **dict(ATTENTION_POSITIVE),
+    **dict(lesson_positives()),
     "init-variance": _init_variance,
     "forbidden-call": _torch_in_numpy_exercise,
 }

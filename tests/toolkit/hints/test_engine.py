@@ -14,7 +14,7 @@ from grader import HINT_CODES, Hint, ToolkitInputError, diagnose
 from grader.hints import is_gradient_name
 from grader.lessons import hint_codes
 from grader.lessons.gradient_flow.init_variance import HINT_CODE
-from tests.lessons.test_attention import POSITIVE as ATTENTION_POSITIVE
+from tests.lessons import lesson_positives
 from tests.lessons.test_dropout_check import DROPOUT_POSITIVE
 from tests.toolkit.hints.fixtures import (
     DB,
@@ -55,7 +55,7 @@ def _positive_codes() -> set[str]:
     found = {d[0] for d in DROPOUT_POSITIVE} | {HINT_CODE}  # HINT_CODE: tests/lessons/test_gradient_flow
     found |= {code for code, _ in BY_HAND_POSITIVE}  # tests/toolkit/test_by_hand.py
     found |= {code for code, _ in EXERCISE_POSITIVE}  # tests/toolkit/test_exercise.py
-    found |= {code for code, _ in ATTENTION_POSITIVE}  # tests/lessons/test_attention.py
+    found |= {code for code, _ in lesson_positives()}  # POSITIVE of every tests/lessons/test_*.py
     for path in sorted(Path(__file__).parent.glob("test_*.py")):
         module = importlib.import_module(f"tests.toolkit.hints.{path.stem}")
         found |= {p[0] for p in getattr(module, "POSITIVE", [])}
