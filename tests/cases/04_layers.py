@@ -190,6 +190,9 @@ def relu_backward(dout, cache):
     return dout * (dout > 0)
 '''},
         "must_fail": ["test_relu_backward", "test_affine_relu_backward"],
+        # the check's helper (grader.lessons.layers.checks) tells the hints where the gate is open
+        "message": "your mask comes from dout",
+        "message_cells": ["test_relu_backward"],
     },
     {
         # Right values, but the upstream gradient (maybe shared with other layers) is zeroed.
@@ -213,6 +216,8 @@ def sigmoid_forward(x):
     return out, out
 '''},
         "must_fail": ["test_sigmoid_stable"],
+        # the message names the failure, not the cure (no exp(-|x|) before the exercise is solved)
+        "message": "find a form of the sigmoid in which none can",
     },
     {
         # The forward pass is right; the backward pass takes the slope at the input.

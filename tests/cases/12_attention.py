@@ -283,11 +283,90 @@ MISTAKES = [
         "message_cells": ["test_block_backward_dx"],
     },
     {
+        # every gradient of the attention half misses dout: named in each of their cells, not only in dx's
         "name": "the residual gradient not added to dh",
         "cells": _edit("transformer_block_backward", ("    dh = dout + db_\n", "    dh = db_\n")),
         "must_fail": [*_block("dx", "Wq", "Wk", "Wv", "Wo", "ln1")],
-        "message": "skip",
-        "message_cells": ["test_block_backward_dx"],
+        "message": "flows straight through a skip connection",
+        "message_cells": [*_block("dx", "Wq", "Wk", "Wv", "Wo", "ln1")],
+    },
+    {
+        "name": "the block written post-LN, LN(x + sublayer(x)) (forward)",
+        "cells": _edit(
+            "transformer_block_forward",
+            ("multihead_attention_forward(a, ", "multihead_attention_forward(x, "),
+            ("    h = x + m\n", '    h, ln1_cache = layernorm_forward(x + m, p["ln1_gamma"], p["ln1_beta"])'
+                               "\n"),
+            ('    b, ln2_cache = layernorm_forward(h, p["ln2_gamma"], p["ln2_beta"])\n', "    b = h\n"),
+            (
+                '    out = h + g @ p["W2"] + p["b2"]\n',
+                '    out, ln2_cache = layernorm_forward(h + g @ p["W2"] + p["b2"], p["ln2_gamma"], '
+                'p["ln2_beta"])\n',
+            ),
+        ),
+        # the backward cells ask for the forward first, and their message names the layout too
+        "must_fail": ["test_block_forward", *_BLOCK_BACKWARD],
+        "message": "block is post-LN",
+        "message_cells": ["test_block_forward", *_BLOCK_BACKWARD],
+    },
+    {
+        "name": "the first skip connection leaving after the layer norm, h = LN1(x) + MHA(LN1(x))",
+        "cells": _edit("transformer_block_forward", ("    h = x + m\n", "    h = a + m\n")),
+        "must_fail": ["test_block_forward", *_BLOCK_BACKWARD],
+        "message": "leaves after the layer norm",
+        "message_cells": ["test_block_forward"],
+    },
+    {
+        "name": "dh with the skip's gradient sent through layernorm_backward, LN2'(dout + ...)",
+        "cells": _edit(
+            "transformer_block_backward",
+            ("    dh = dout + db_\n", '    dh = layernorm_backward(dz @ p["W1"].T + dout, ln2_cache)[0]\n'),
+        ),
+        "must_fail": [*_block("dx", "Wq", "Wk", "Wv", "Wo", "ln1")],
+        "message": "through layernorm_backward too",
+        "message_cells": [*_block("dx", "Wq", "Wk", "Wv", "Wo", "ln1")],
+    },
+    {
+        "name": "dx with the skip's gradient sent through layernorm_backward, LN1'(da + dh)",
+        "cells": _edit(
+            "transformer_block_backward",
+            ("    dx = dh + dx_ln\n", "    dx = layernorm_backward(da + dh, ln1_cache)[0]\n"),
+        ),
+        "must_fail": _block("dx"),
+        "message": "through layernorm_backward too",
+    },
+    {
+        # d = 4 in the visible checks: the generic engine would read the factor sqrt(4) = 2 as "twice too
+        # big: ... a difference divided by h instead of 2h"; the check names the scale instead
+        "name": "attention backward without the 1/sqrt(d) in dq and dk",
+        "cells": _edit(
+            "attention_backward",
+            ("dq = ds @ k / np.sqrt(d)", "dq = ds @ k"),
+            ("dk = np.swapaxes(ds, -1, -2) @ q / np.sqrt(d)", "dk = np.swapaxes(ds, -1, -2) @ q"),
+        ),
+        "must_fail": [
+            "test_attention_backward_dq",
+            "test_attention_backward_dk",
+            "test_mha_backward_dWq",
+            "test_mha_backward_dWk",
+            "test_mha_backward_dx",
+            *_block("dx", "Wq", "Wk", "ln1"),
+        ],
+        "message": "lacks the 1/sqrt(d)",
+        "message_cells": ["test_attention_backward_dq", "test_attention_backward_dk"],
+    },
+    {
+        "name": "causal_mask as the upper triangle",
+        "cells": {
+            "causal_mask": """\
+def causal_mask(T):
+    return np.triu(np.ones((T, T), dtype=bool))
+"""
+        },
+        # the block builds its mask with causal_mask; the multi-head checks bring their own
+        "must_fail": ["test_causal_mask", "test_block_forward", *_BLOCK_BACKWARD],
+        "message": "upper triangle",
+        "message_cells": ["test_causal_mask"],
     },
     {
         "name": "the causal mask forgotten in the block",
@@ -351,6 +430,8 @@ def attention_backward(dout, cache):
         "name": "k.T instead of swapping the last two axes",
         "cells": _edit("attention_forward", ("q @ np.swapaxes(k, -1, -2)", "q @ k.T")),
         "must_fail": _ATTENTION_ON,
+        "message": "reverses every axis",
+        "message_cells": ["test_attention_forward"],
     },
     {
         "name": "attention_forward handed to the checks' own NumPy weights (refused)",

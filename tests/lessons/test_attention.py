@@ -23,6 +23,7 @@ from grader.lessons.attention.checks import (
     check_attention_forward,
     check_block_backward,
     check_block_forward,
+    check_causal_mask,
     check_gelu_backward,
     check_gelu_forward,
     check_mha_backward,
@@ -354,7 +355,32 @@ def _block_np_forward(x, p, heads):
     return h + _gelu_np_forward(b @ p["W1"] + p["b1"])[0] @ p["W2"] + p["b2"], None
 
 
+def _block_np_layout(x, p, heads, layout):
+    """The block in NumPy, its layer norms placed as `layout` says ("post", "skip_after"; per sublayer)."""
+    causal = np.tril(np.ones((x.shape[1],) * 2, dtype=bool))
+
+    def sublayer(i, stream, inner):
+        def norm(t):
+            return layernorm_forward(t, p[f"ln{i}_gamma"], p[f"ln{i}_beta"])[0]
+
+        if layout[i - 1] == "post":
+            return norm(stream + inner(stream))
+        normed = norm(stream)
+        return (normed if layout[i - 1] == "skip_after" else stream) + inner(normed)
+
+    h = sublayer(1, x, lambda a: _mha_np(a, p["Wq"], p["Wk"], p["Wv"], p["Wo"], heads, causal)[0])
+    return sublayer(2, h, lambda b: _gelu_np_forward(b @ p["W1"] + p["b1"])[0] @ p["W2"] + p["b2"]), None
+
+
 _SKIPLESS_DX = torch_block(_BLOCK[0], _BLOCK[1], 2, dout=_BLOCK[2], skip_grad=(False, True))[1]
+# dh without dout: the attention half's parameters miss it too
+_NO_DOUT_WQ = torch_block(_BLOCK[0], _BLOCK[1], 2, dout=_BLOCK[2], skip_grad=(True, False))[2]["Wq"]
+# dh = LN2'(dout + the MLP's gradient): the skip's gradient sent through the layer norm
+_THROUGH_LN_DX = torch_block(_BLOCK[0], _BLOCK[1], 2, dout=_BLOCK[2], layout=("pre", "grad_through"))[1]
+
+
+def _block_grads(**grads):
+    return {k: grads.get(k, np.zeros_like(v)) for k, v in _BLOCK[1].items()}
 
 
 def _gelu_np_forward(x):
@@ -421,6 +447,44 @@ POSITIVE = [
             ("dx",), _block_np_forward, lambda d, c: (_SKIPLESS_DX, {}), _BLOCK[0], _BLOCK[1], 2, _BLOCK[2]
         ),
     ),
+    (
+        "block-no-residual-grad",
+        lambda: check_block_backward(
+            ("Wq",), _block_np_forward, lambda d, c: (_SKIPLESS_DX, _block_grads(Wq=_NO_DOUT_WQ)),
+            _BLOCK[0], _BLOCK[1], 2, _BLOCK[2]
+        ),
+    ),
+    (
+        "block-skip-grad-through-ln",
+        lambda: check_block_backward(
+            ("dx",), _block_np_forward, lambda d, c: (_THROUGH_LN_DX, {}), _BLOCK[0], _BLOCK[1], 2, _BLOCK[2]
+        ),
+    ),
+    (
+        "block-post-ln",
+        lambda: check_block_forward(lambda x, p, h: _block_np_layout(x, p, h, ("post", "post")),
+                                    _BLOCK[0], _BLOCK[1], 2),
+    ),
+    (
+        "block-post-ln",  # named in a backward cell too, which asks for the forward first
+        lambda: check_block_backward(
+            ("dx",), lambda x, p, h: _block_np_layout(x, p, h, ("post", "post")),
+            lambda d, c: (_SKIPLESS_DX, {}), _BLOCK[0], _BLOCK[1], 2, _BLOCK[2]
+        ),
+    ),
+    (
+        "block-skip-after-ln",
+        lambda: check_block_forward(lambda x, p, h: _block_np_layout(x, p, h, ("skip_after", "pre")),
+                                    _BLOCK[0], _BLOCK[1], 2),
+    ),
+    ("causal-mask-upper", lambda: check_causal_mask(lambda T: np.triu(np.ones((T, T), dtype=bool)), 4)),
+    (
+        "attention-batch-transpose",
+        lambda: check_attention_forward(
+            lambda q, k, v, m=None: (_softmax(q @ k.T / 2) @ v, None),
+            attention_problem((2, 3, 2, 4), S=3, dv=5, seed=1),
+        ),
+    ),
 ]
 
 
@@ -428,8 +492,12 @@ POSITIVE = [
 def test_each_mistake_is_named(code, run, capsys):
     with pytest.raises(CheckFailed) as failure:
         run()
-    assert SLIPS[code] in str(failure.value)
-    assert f"[{code}]" in capsys.readouterr().out
+    assert SLIPS[code].lower() in str(failure.value).lower()  # capitalised after "fix it first."
+    out = capsys.readouterr().out
+    assert f"[{code}]" in out
+    # the named mistake's hint alone: not after the toolkit's generic one (which would read a missing
+    # 1/sqrt(4) as "twice too big: ... a difference divided by h instead of 2h")
+    assert out.count("Hint:") <= 1, out
 
 
 def test_right_answers_pass_every_check(capsys):

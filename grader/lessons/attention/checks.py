@@ -1,10 +1,12 @@
 """The attention lesson's checks: the student's functions against PyTorch, and the mistakes named.
 
-Every check prints the toolkit's ✓/✗ line (`check_close`). When a value is wrong and equals,
-to 1e-8, what a known mistake gives (`SLIPS`: each recomputed here in NumPy with that one mistake),
-the check shows the hint for it (`show_hint`, code `attention-...`) and raises CheckFailed with it.
-A backward is compared with the true gradient of the layer (PyTorch's autograd), and only once
-the student's forward matches PyTorch (`forward_first`).
+Every check prints the toolkit's ✓/✗ line (`compare`, `report`). When a value is wrong and equals,
+to 1e-8, what a known mistake gives (`SLIPS`: each recomputed here, in NumPy or in PyTorch, with
+that one mistake), the line's hint is the one for that mistake (code `attention-...`, `block-...`),
+in place of the toolkit's generic one (which would read a missing 1/sqrt(4) as "twice too big: a
+difference divided by h instead of 2h?"), and CheckFailed carries it. A backward is compared with
+the true gradient of the layer (PyTorch's autograd), and only once the student's forward matches
+PyTorch (`forward_first`, which names a block whose layer norms sit in the wrong place).
 
 The checks are handed the student's functions as the lesson declares them (`graded.<name>`, see
 `grader.exercise`): that call refuses PyTorch and every referee, this module's own NumPy
@@ -16,13 +18,15 @@ enforced in the visible check as in the hidden tests.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
 
 from ...by_hand import forward_first
-from ...checks import check_close
+from ...checks import check_close, compare, report
 from ...errors import CheckFailed
+from ...hints import Hint, hint_args
 from ...i18n import N_
 from ...i18n import lesson_text as _
 from ...numgrad import rel_error
@@ -76,8 +80,18 @@ HINT_CODES: dict[str, str] = {
     "mha-one-path": "a multi-head attention dx holding only the path through the queries, not those through "
     "k and v (lesson 12).",
     "gelu-no-cubic": "a GELU slope without the derivative of the cubic term 0.044715 x³ (lesson 12).",
-    "block-no-residual-grad": "a transformer block's dx without the gradient a skip connection passes "
-    "straight through (lesson 12).",
+    "block-no-residual-grad": "a transformer block's backward without the gradient a skip connection passes "
+    "straight through (dx = LN1'(...) only, or dh without dout) (lesson 12).",
+    "block-post-ln": "a transformer block written post-LN, LN(x + sublayer(x)), where the lesson's block is "
+    "pre-LN, x + sublayer(LN(x)) (lesson 12).",
+    "block-skip-after-ln": "a transformer block whose skip connection leaves after the layer norm, "
+    "LN(x) + sublayer(LN(x)) (lesson 12).",
+    "block-skip-grad-through-ln": "a transformer block's backward that sends a skip connection's gradient "
+    "through the layer norm's backward (lesson 12).",
+    "attention-batch-transpose": "an attention forward or backward that transposes with .T, which reverses "
+    "the batch axes too: a matrix product then refuses its operands (lesson 12).",
+    "causal-mask-upper": "a causal mask that is the upper triangle (each query reading the later positions) "
+    "(lesson 12).",
 }
 
 #: code -> the hint shown when a value equals what that mistake gives.
@@ -121,8 +135,32 @@ SLIPS: dict[str, str] = {
         "du/dx = sqrt(2/π)(1 + 3·0.044715 x²)."
     ),
     "block-no-residual-grad": N_(
-        "your dx lacks the gradient that flows straight through a skip "
-        "connection: h = x + MHA(LN1(x)) sends dh to x unchanged, and out = h + FFN(...) sends dout to h."
+        "your gradient lacks what flows straight through a skip connection: "
+        "out = h + FFN(LN2(h)) sends dout to h unchanged, so dh is dout plus the MLP branch's gradient, "
+        "and h = x + MHA(LN1(x)) sends dh to x unchanged."
+    ),
+    "block-post-ln": N_(
+        "your block is post-LN, LN(x + sublayer(x)), the layer norm after each "
+        "residual addition (the 2017 Transformer's layout). This block is pre-LN, as in GPT-2: each "
+        "sublayer reads a normalised copy, and the sum x + sublayer(LN(x)) is not normalised."
+    ),
+    "block-skip-after-ln": N_(
+        "your skip connection leaves after the layer norm, LN(x) + sublayer(LN(x)): "
+        "the residual stream carries x itself, un-normalised, so h = x + MHA(LN1(x))."
+    ),
+    "block-skip-grad-through-ln": N_(
+        "your backward sends the skip connection's gradient through "
+        "layernorm_backward too: the skip adds x itself, not LN(x), so dout reaches h, and dh reaches x, "
+        "unchanged; only the sublayer's gradient goes back through the layer norm."
+    ),
+    "attention-batch-transpose": N_(
+        "with batch axes, a .T (or np.transpose) reverses every axis, the batch "
+        "axes too, so a matrix product no longer fits: transpose the last two axes only, "
+        "np.swapaxes(k, -1, -2)."
+    ),
+    "causal-mask-upper": N_(
+        "your mask is the upper triangle: query t would read the positions after "
+        "it. Query t (a row) may read keys 0 to t (the columns up to the diagonal)."
     ),
 }
 
@@ -158,29 +196,61 @@ def _attention_grads(q, k, v, mask, dout, scale, sum_term=True, transpose=True):
     return {"dq": ds @ k * scale, "dk": ds @ q * scale, "dv": w @ dout}
 
 
-def _explain(
-    err: CheckFailed, actual: Any, shape: tuple[int, ...], slips: Sequence[tuple[str, Callable[[], Any]]]
-) -> None:
-    """Raise `err`, with the hint of the first slip (code, what that mistake gives) `actual` equals;
+def _slip(actual: Any, shape: tuple[int, ...], slips: Sequence[tuple[str, Callable[[], Any]]]) -> str | None:
+    """The code of the first slip (code, what that mistake gives) `actual` equals to 1e-8, or None;
     several slips may share a code (variants of one mistake)."""
-    __tracebackhide__ = True
     try:
         mine = as_array(actual, "your value", shape=shape)
     except CheckFailed:
-        raise err from None
+        return None
     for code, value in slips:
         with np.errstate(all="ignore"):
             wrong = np.asarray(value(), dtype=np.float64)
         if wrong.shape == mine.shape and np.isfinite(wrong).all() and rel_error(mine, wrong) < 1e-8:
-            show_hint(_(SLIPS[code]), code)
-            raise CheckFailed(f"{err} — {_(SLIPS[code])}", results=err.results) from None
-    raise err from None
+            return code
+    return None
+
+
+def _check(
+    label: str,
+    actual: Any,
+    expected: np.ndarray,
+    slips: Sequence[tuple[str, Callable[[], Any]]] = (),
+    tol: float = 1e-7,
+    kind: str | None = None,
+) -> None:
+    """check_close's ✓/✗ line for `actual` against `expected`; when it fails and `actual` equals a
+    slip, the line's hint is that slip's, not the toolkit's generic one. Raises CheckFailed."""
+    __tracebackhide__ = True
+    args = hint_args(expected.shape, **({} if kind is None else {"kind": kind}))
+    result, line = compare(label, actual, expected, tol=tol, args=args)
+    if not result.passed:
+        code = _slip(actual, expected.shape, slips)
+        if code is not None:
+            result = replace(result, hint=Hint(code, _(SLIPS[code])))
+    report([(result, line)])
+
+
+def _batched(call: Callable[[], Any], what: str, q: np.ndarray) -> Any:
+    """call(), a student's function run on q (..., T, d); when q has batch axes and a matrix product
+    inside refuses its operands' shapes, the likely cause is named: a .T that reversed the batch axes."""
+    __tracebackhide__ = True
+    try:
+        return call()
+    except ValueError as err:
+        if q.ndim <= 2 or "matmul" not in str(err):
+            raise
+        hint = _(SLIPS["attention-batch-transpose"])
+        show_hint(hint, "attention-batch-transpose")
+        raise CheckFailed(_("{what} raised on q of shape {shape}: {hint} (NumPy's error: {error})").format(
+            what=what, shape=q.shape, hint=hint, error=err)) from None
 
 
 def _attention_out(attention_forward: Callable, p: Mapping[str, Any]) -> tuple[Any, Any]:
     __tracebackhide__ = True
     args, mask = [p["q"], p["k"], p["v"]], p.get("mask")
-    result = attention_forward(*args) if mask is None else attention_forward(*args, mask)
+    result = _batched(lambda: attention_forward(*args) if mask is None else attention_forward(*args, mask),
+                      "attention_forward", p["q"])
     return tuple(as_items(result, "attention_forward's result", 2, ("out", "cache")))
 
 
@@ -202,10 +272,7 @@ def check_attention_forward(attention_forward: Callable, p: Mapping[str, Any], l
             ("attention-mask-after-softmax", lambda: _weights(q, k, mask, d**-0.5, mask_after=True) @ v),
             ("attention-mask-inverted", lambda: _weights(q, k, mask, d**-0.5, invert=True) @ v),
         ]
-    try:
-        check_close(label, out, expected, kind="value")
-    except CheckFailed as err:
-        _explain(err, out, expected.shape, slips)
+    _check(label, out, expected, slips, kind="value")
 
 
 def check_attention_backward(
@@ -225,7 +292,7 @@ def check_attention_backward(
     reference, true = torch_attention(q, k, v, mask, dout=dout)
     forward_first(out, reference, "attention_forward's out", "scaled dot-product attention")
     grads = as_items(
-        attention_backward(dout, cache),
+        _batched(lambda: attention_backward(dout, cache), "attention_backward", q),
         "attention_backward's result",
         3,
         ("dq", "dk", "dv"),
@@ -241,10 +308,7 @@ def check_attention_backward(
         ("attention-backward-scale", slip(scale=1.0)),
         ("attention-no-transpose", slip(transpose=False)),
     ]
-    try:
-        check_close(label or name, actual, true[name], tol=tol)
-    except CheckFailed as err:
-        _explain(err, actual, true[name].shape, slips)
+    _check(label or name, actual, true[name], slips, tol=tol)
 
 
 def check_causal_mask(causal_mask: Callable, T: int) -> None:
@@ -259,9 +323,8 @@ def check_causal_mask(causal_mask: Callable, T: int) -> None:
                 "causal_mask({T}) must return a boolean array (True where attending is allowed), got {kind}"
             ).format(T=T, kind=kind)
         )
-    check_close(
-        f"causal_mask({T})", as_array(plain, f"causal_mask({T})", shape=(T, T)), np.tri(T), kind="value"
-    )
+    mask = as_array(plain, f"causal_mask({T})", shape=(T, T))
+    _check(f"causal_mask({T})", mask, np.tri(T), [("causal-mask-upper", lambda: np.tri(T).T)], kind="value")
 
 
 MHA_INPUTS = ("x", "Wq", "Wk", "Wv", "Wo")
@@ -292,10 +355,7 @@ def check_mha_forward(mha_forward: Callable, p: Mapping[str, Any], label: str = 
     __tracebackhide__ = True
     out = _mha_out(mha_forward, p)[0]
     expected = torch_mha(*(p[n] for n in MHA_INPUTS), p["num_heads"], p.get("mask"))
-    try:
-        check_close(label, out, expected, kind="value")
-    except CheckFailed as err:
-        _explain(err, out, expected.shape, [("mha-bare-reshape", lambda: _bare_reshape_mha(p))])
+    _check(label, out, expected, [("mha-bare-reshape", lambda: _bare_reshape_mha(p))], kind="value")
 
 
 def check_mha_backward(
@@ -319,10 +379,7 @@ def check_mha_backward(
         mask = p.get("mask")
         return torch_mha(*args, p["num_heads"], mask, dout=p["dout"], query_path_only=True)[1]["dx"]
 
-    try:
-        check_close(name, actual, true[name], tol=tol)
-    except CheckFailed as err:
-        _explain(err, actual, true[name].shape, [("mha-one-path", one_path_dx)] if name == "dx" else [])
+    _check(name, actual, true[name], [("mha-one-path", one_path_dx)] if name == "dx" else [], tol=tol)
 
 
 def check_gelu_forward(gelu_forward: Callable, x: np.ndarray, label: str = "out") -> None:
@@ -353,10 +410,7 @@ def check_gelu_backward(
         t = np.tanh(c * (x + 0.044715 * x**3))
         return dout * (0.5 * (1 + t) + 0.5 * x * (1 - t**2) * c)
 
-    try:
-        check_close(label, dx, true, tol=1e-7)
-    except CheckFailed as err:
-        _explain(err, dx, true.shape, [("gelu-no-cubic", no_cubic)])
+    _check(label, dx, true, [("gelu-no-cubic", no_cubic)])
 
 
 def _block_out(block_forward: Callable, x: np.ndarray, params: Mapping[str, np.ndarray], heads: int):
@@ -369,13 +423,50 @@ def _block_out(block_forward: Callable, x: np.ndarray, params: Mapping[str, np.n
     )
 
 
+#: The block written with its layer norms in the wrong place (torch_block's layout), by code: every
+#: mix of one such sublayer and one right one too.
+_LAYOUTS = {
+    "block-post-ln": (("post", "post"), ("post", "pre"), ("pre", "post")),
+    "block-skip-after-ln": (("skip_after", "skip_after"), ("skip_after", "pre"), ("pre", "skip_after")),
+}
+
+
+def _layout_slips(x: np.ndarray, params: Mapping[str, np.ndarray], heads: int) -> list[tuple[str, Callable]]:
+    return [
+        (code, lambda layout=layout: torch_block(x, params, heads, layout=layout))
+        for code, layouts in _LAYOUTS.items()
+        for layout in layouts
+    ]
+
+
 def check_block_forward(
     block_forward: Callable, x: np.ndarray, params: Mapping[str, np.ndarray], heads: int, label: str = "out"
 ) -> None:
-    """Your transformer_block_forward's out against the PyTorch block (pre-LN, causal)."""
+    """Your transformer_block_forward's out against the PyTorch block (pre-LN, causal); a block whose
+    layer norms sit in the wrong place is named."""
     __tracebackhide__ = True
     out = _block_out(block_forward, x, params, heads)[0]
-    check_close(label, out, torch_block(x, params, heads), kind="value")
+    _check(label, out, torch_block(x, params, heads), _layout_slips(x, params, heads), kind="value")
+
+
+def _block_backward_slips(
+    name: str, x: np.ndarray, params: Mapping[str, np.ndarray], heads: int, dout: np.ndarray
+) -> list[tuple[str, Callable]]:
+    """What `name` (dx or a key of params) is when a skip connection's gradient is lost, or sent
+    through the layer norm's backward: in the first skip, the second, or both."""
+
+    def grad(**mistake: Any) -> Callable[[], np.ndarray]:
+        def value() -> np.ndarray:
+            _out, dx, grads = torch_block(x, params, heads, dout=dout, **mistake)
+            return dx if name == "dx" else grads[name]
+
+        return value
+
+    pairs = ((False, False), (False, True), (True, False))
+    return [("block-no-residual-grad", grad(skip_grad=skips)) for skips in pairs] + [
+        ("block-skip-grad-through-ln", grad(layout=tuple("pre" if k else "grad_through" for k in skips)))
+        for skips in pairs
+    ]
 
 
 def check_block_backward(
@@ -393,7 +484,12 @@ def check_block_backward(
     __tracebackhide__ = True
     out, cache = _block_out(block_forward, x, params, heads)
     reference, true_dx, true = torch_block(x, params, heads, dout=dout)
-    forward_first(out, reference, "transformer_block_forward's out", "the transformer block")
+    code = _slip(out, reference.shape, _layout_slips(x, params, heads))
+    hint = "" if code is None else _(SLIPS[code])
+    advice = hint and " " + hint[0].upper() + hint[1:]
+    if hint and rel_error(as_array(out, "your out", shape=reference.shape), reference) > 1e-8:
+        show_hint(hint, code)  # the forward is off: forward_first raises, naming the layout
+    forward_first(out, reference, "transformer_block_forward's out", "the transformer block", advice=advice)
     dx, grads = as_items(
         block_backward(dout, cache),
         "transformer_block_backward's result",
@@ -401,22 +497,12 @@ def check_block_backward(
         ("dx", "grads"),
     )
     for name in names:
+        slips = _block_backward_slips(name, x, params, heads, dout)
         if name == "dx":
-            try:
-                check_close("dx", dx, true_dx, tol=tol)
-            except CheckFailed as err:
-                # the gradient not sent straight through the first skip, the second, or either
-                slips = [
-                    (
-                        "block-no-residual-grad",
-                        lambda skips=skips: torch_block(x, params, heads, dout=dout, skip_grad=skips)[1],
-                    )
-                    for skips in ((False, False), (False, True), (True, False))
-                ]
-                _explain(err, dx, x.shape, slips)
+            _check("dx", dx, true_dx, slips, tol=tol)
         else:
             mine = as_dict(grads, "transformer_block_backward's grads", keys=BLOCK_KEYS)
-            check_close(f"grads['{name}']", mine[name], true[name], tol=tol)
+            _check(f"grads['{name}']", mine[name], true[name], slips, tol=tol)
 
 
 # Everything above checks or computes the right answers: refused inside a graded call.

@@ -160,30 +160,51 @@ def torch_block_tensors(
     num_heads: int,
     residual: bool,
     skip_grad: tuple[bool, bool] = (True, True),
+    layout: tuple[str, str] = ("pre", "pre"),
 ) -> torch.Tensor:
     """The block on tensors. residual=False drops both skip connections; skip_grad[i] False keeps
-    skip i's value but sends no gradient straight through it (h = x + ..., then out = h + ...)."""
+    skip i's value but sends no gradient straight through it (h = x + ..., then out = h + ...).
+    layout[i] places sublayer i's layer norm (classic mistakes but "pre"): "pre" x + S(LN(x)) (this
+    block), "post" LN(x + S(x)) (the 2017 Transformer), "skip_after" LN(x) + S(LN(x)) (the skip
+    leaving after the norm), "grad_through" x + S(LN(x)) whose skip sends its gradient through the
+    norm's backward (the value of "pre", the gradient of "skip_after")."""
     n, steps, n_embed = x.shape
-    a = F.layer_norm(x, (n_embed,), p["ln1_gamma"], p["ln1_beta"], eps=EPS)
 
-    def heads(w: torch.Tensor) -> torch.Tensor:
-        return (a @ w).reshape(n, steps, num_heads, n_embed // num_heads).transpose(1, 2)
+    def attention(a: torch.Tensor) -> torch.Tensor:
+        def heads(w: torch.Tensor) -> torch.Tensor:
+            return (a @ w).reshape(n, steps, num_heads, n_embed // num_heads).transpose(1, 2)
 
-    att = F.scaled_dot_product_attention(heads(p["Wq"]), heads(p["Wk"]), heads(p["Wv"]), is_causal=True)
-    m = att.transpose(1, 2).reshape(n, steps, n_embed) @ p["Wo"]
-    h = (x if skip_grad[0] else x.detach()) + m if residual else m
-    b = F.layer_norm(h, (n_embed,), p["ln2_gamma"], p["ln2_beta"], eps=EPS)
-    f = F.gelu(b @ p["W1"] + p["b1"], approximate="tanh") @ p["W2"] + p["b2"]
-    return (h if skip_grad[1] else h.detach()) + f if residual else f
+        att = F.scaled_dot_product_attention(heads(p["Wq"]), heads(p["Wk"]), heads(p["Wv"]), is_causal=True)
+        return att.transpose(1, 2).reshape(n, steps, n_embed) @ p["Wo"]
+
+    def mlp(b: torch.Tensor) -> torch.Tensor:
+        return F.gelu(b @ p["W1"] + p["b1"], approximate="tanh") @ p["W2"] + p["b2"]
+
+    def sublayer(i: int, stream: torch.Tensor, inner) -> torch.Tensor:
+        def norm(t: torch.Tensor) -> torch.Tensor:
+            return F.layer_norm(t, (n_embed,), p[f"ln{i + 1}_gamma"], p[f"ln{i + 1}_beta"], eps=EPS)
+
+        if layout[i] == "post":
+            return norm(stream + inner(stream) if residual else inner(stream))
+        normed = norm(stream)
+        if not residual:
+            return inner(normed)
+        skips = {"pre": stream, "skip_after": normed, "grad_through": normed + (stream - normed).detach()}
+        skip = skips[layout[i]]
+        return (skip if skip_grad[i] else skip.detach()) + inner(normed)
+
+    return sublayer(1, sublayer(0, x, attention), mlp)
 
 
 @referee
-def torch_block(x, params, num_heads, dout=None, residual=True, skip_grad=(True, True)):
+def torch_block(
+    x, params, num_heads, dout=None, residual=True, skip_grad=(True, True), layout=("pre", "pre")
+):
     """The pre-LN causal transformer block in PyTorch (float64).
 
     Inputs: x (N, T, D); params with BLOCK_KEYS (W1 (D, F), b1 (F,), W2 (F, D), the rest (D, D) or
     (D,)); dout None or (N, T, D); residual=False drops both skip connections (an experiment);
-    skip_grad as torch_block_tensors' (a classic mistake of the backward pass).
+    skip_grad and layout as torch_block_tensors' (classic mistakes of the forward and backward passes).
     Returns out (N, T, D); with dout, (out, dx, grads) with grads keyed like params.
     """
     x = _float64("x", x)
@@ -192,7 +213,7 @@ def torch_block(x, params, num_heads, dout=None, residual=True, skip_grad=(True,
         raise ToolkitInputError(f"params lacks {missing}; a block needs {list(BLOCK_KEYS)}")
     tp = {k: torch.tensor(_float64(k, params[k]), requires_grad=dout is not None) for k in BLOCK_KEYS}
     (tx,) = _tensors(x, grad=dout is not None)
-    out = torch_block_tensors(tx, tp, num_heads, residual, skip_grad)
+    out = torch_block_tensors(tx, tp, num_heads, residual, skip_grad, layout)
     if not _backward(out, dout):
         return out.detach().numpy()
     return out.detach().numpy(), tx.grad.numpy(), {k: t.grad.numpy() for k, t in tp.items()}

@@ -13,7 +13,7 @@ import torch.nn.functional as F
 
 from ...referees import referee, referee_all
 
-__all__ = ["reference_affine", "reference_affine_relu"]
+__all__ = ["reference_affine", "reference_affine_relu", "reference_relu"]
 
 
 def _tensor(a: np.ndarray) -> torch.Tensor:
@@ -36,6 +36,12 @@ def reference_affine_relu(x: np.ndarray, w: np.ndarray, b: np.ndarray) -> np.nda
     """relu(reference_affine(x, w, b)), PyTorch in float64: shape (N, M)."""
     tx = _tensor(x)
     return torch.relu(F.linear(tx.reshape(tx.shape[0], -1), _tensor(w).T, _tensor(b))).numpy()
+
+
+@referee
+def reference_relu(x: np.ndarray) -> np.ndarray:
+    """PyTorch's relu of x (any shape), in float64; x is copied, never changed."""
+    return torch.relu(_tensor(x)).numpy()
 
 
 # Everything above checks or computes the right answers: refused inside a graded call.
