@@ -6,17 +6,19 @@ cells in `must_fail` and full marks elsewhere.
 
 The layers of lessons 4 and 5 are the course's (grader.lessons.two_layer_net.layers, imported by a
 locked cell; a student may paste their own in a plain cell, which the contract cut leaves out).
-Graded cells: test_l2_penalty (1); the class: test_init (1), test_scores (2), test_loss (2),
-test_loss_reg (1), test_dW2 (2), test_db2 (1), test_dW1 (2), test_db1 (1), test_reg_grads (2),
-test_stable (1); the training loop: test_train_steps (2), test_train_history (1); XOR:
-test_xor_loss (1), test_xor_grads (2).
-The class mistakes below are an inline NumPy class (no layers, as a student may write it) with one
-or two lines changed (`_variant`), or the instructor's composition of the layers with one line
-changed (`_layered`); the step mistakes change one line of a step function (`_step`).
+Graded cells (26 points): test_l2_penalty (1); the class: test_init (1), test_scores (1),
+test_loss (1), test_loss_reg (1), test_dW2 (3), test_db2 (2), test_dW1 (4), test_db1 (2),
+test_reg_grads (2), test_stable (1); the training loop: test_train_steps (2),
+test_train_history (1); XOR: test_xor_loss (1), test_xor_grads (3).
+The class mistakes below are an inline NumPy class (as a student may write it) with one or two lines
+changed (`_variant`), or the instructor's class with one line changed (`_solved`); the step
+mistakes change one line of a step function (`_step`).
 
 Every check calls the student's code through the setup cell's declaration (graded =
-Exercises(...)): PyTorch and the lesson's referee are refused wherever it runs for a grade, and
-TwoLayerNet may call the five layer functions, the course's versions included (may_call).
+Exercises(...)): PyTorch and the lesson's referee are refused wherever it runs for a grade;
+TwoLayerNet may call the two forward layers, the course's versions included (may_call), and not
+affine_backward, relu_backward or softmax_loss, the course's or the student's own (must_not_call):
+its backward pass is the exercise.
 """
 
 from tests.nbgrader_harness import edited_solution
@@ -297,12 +299,6 @@ MISTAKES = [
         "must_fail": ["test_dW2", "test_reg_grads"],
     },
     {
-        # ReLU mask forgotten: the gradient flows through the units that were off.
-        "name": "relu mask missing",
-        "cells": {"two_layer_net": _variant(("dz1 = dh * (z1 > 0)", "dz1 = dh"))},
-        "must_fail": ["test_dW1", "test_db1"],
-    },
-    {
         # ReLU slope taken from z1 itself instead of the indicator: dh * max(z1, 0).
         "name": "relu backward multiplies by h instead of the mask",
         "cells": {"two_layer_net": _variant(("dz1 = dh * (z1 > 0)", "dz1 = dh * h"))},
@@ -376,11 +372,12 @@ MISTAKES += [
     {
         "name": "TwoLayerNet.loss with its gradients from Tensor.backward",
         "cells": edited_solution("06_two_layer_net", "two_layer_net", (
-            '''        dh, dW2, grads["b2"] = affine_backward(dscores, fc2_cache)
-        dz1 = relu_backward(dh, relu_cache)
-        _, dW1, grads["b1"] = affine_backward(dz1, fc1_cache)
-        grads["W2"] = dW2 + dW2_reg                       # two nodes use W2: their gradients add
-        grads["W1"] = dW1 + dW1_reg''',
+            '''        grads["W2"] = h.T @ ds + dW2_reg                  # W2 feeds two nodes: gradients add
+        grads["b2"] = ds.sum(axis=0)
+        dh = ds @ W2.T                                    # (N, H)
+        dz1 = dh * (z1 > 0)                               # the ReLU passes dh where z1 > 0
+        grads["W1"] = X.T @ dz1 + dW1_reg
+        grads["b1"] = dz1.sum(axis=0)''',
             '''        t = {k: torch.tensor(v, requires_grad=True) for k, v in self.params.items()}
         out = torch.relu(torch.from_numpy(X) @ t["W1"] + t["b1"]) @ t["W2"] + t["b2"]
         total = torch.nn.functional.cross_entropy(out, torch.as_tensor(y))
@@ -393,8 +390,8 @@ MISTAKES += [
 ]
 
 
-def _layered(old: str, new: str) -> dict[str, str]:
-    """The instructor's TwoLayerNet (a composition of the layers) with the fragment `old` replaced."""
+def _solved(old: str, new: str) -> dict[str, str]:
+    """The instructor's TwoLayerNet with the fragment `old` replaced."""
     return edited_solution("06_two_layer_net", "two_layer_net", (old, new))
 
 
@@ -412,35 +409,53 @@ MISTAKES += [
     },
     {
         # W1's second use forgotten: the penalty's gradient added to dW2 only.
-        "name": "composition: the penalty's gradient not added to dW1",
-        "cells": _layered('grads["W1"] = dW1 + dW1_reg', 'grads["W1"] = dW1'),
+        "name": "the penalty's gradient not added to dW1",
+        "cells": _solved('grads["W1"] = X.T @ dz1 + dW1_reg', 'grads["W1"] = X.T @ dz1'),
         "must_fail": ["test_reg_grads"],
     },
     {
-        # The ReLU's backward skipped: dh goes straight into the first layer.
-        "name": "composition: relu_backward skipped",
-        "cells": _layered('_, dW1, grads["b1"] = affine_backward(dz1, fc1_cache)',
-                          '_, dW1, grads["b1"] = affine_backward(dh, fc1_cache)'),
-        "must_fail": ["test_dW1", "test_db1"],
-    },
-    {
-        # softmax_loss's ds already carries the 1/N of the mean.
-        "name": "composition: dscores divided by N again",
-        "cells": _layered("data_loss, dscores = softmax_loss(scores, y)",
-                          "data_loss, dscores = softmax_loss(scores, y)\n        dscores = dscores / len(X)"),
+        # The one-hot term of the softmax's gradient forgotten: ds = p / N. Named by the checks.
+        "name": "ds without the one-hot term",
+        "cells": _solved("        ds[np.arange(N), y] -= 1.0                        # p - onehot(y)\n", ""),
         "must_fail": ["test_dW2", "test_db2", "test_dW1", "test_db1"],
+        "message": "ds = p / N",
     },
     {
-        # Uphill: the step goes with the gradient.
+        # The second layer's input taken before the ReLU. Named by the checks.
+        "name": "dW2 from the ReLU's input z1",
+        "cells": _solved('grads["W2"] = h.T @ ds + dW2_reg', 'grads["W2"] = z1.T @ ds + dW2_reg'),
+        "must_fail": ["test_dW2"],
+        "message": "built from z1",
+    },
+    {
+        # The ReLU's mask skipped: dh goes straight into the first layer. dW1's check names it, db1's
+        # the hint engine's unmasked-upstream rule.
+        "name": "the ReLU's mask skipped (dz1 = dh)",
+        "cells": _solved("dz1 = dh * (z1 > 0)", "dz1 = dh"),
+        "must_fail": ["test_dW1", "test_db1"],
+        "message": "through the ReLU everywhere",
+        "message_cells": ["test_dW1"],
+    },
+    {
+        # Uphill: the step goes with the gradient. Named by the replay.
         "name": "train: the step goes with the gradient (+)",
         "cells": _train("net.params[name] - learning_rate * grads[name]",
                         "net.params[name] + learning_rate * grads[name]"),
         "must_fail": ["test_train_steps"],
+        "message": "does the loss go up or down that way",
     },
     {
         "name": "train: only the weights are updated, not the biases",
         "cells": _train("for name in net.params:", 'for name in ["W1", "W2"]:'),
         "must_fail": ["test_train_steps"],
+        "message": "never moved",
+    },
+    {
+        # A whole gradient per step. Named by the replay.
+        "name": "train: the step not scaled by the learning rate",
+        "cells": _train("net.params[name] - learning_rate * grads[name]", "net.params[name] - grads[name]"),
+        "must_fail": ["test_train_steps"],
+        "message": "scaled by the learning rate",
     },
     {
         # The generator re-seeded inside the loop: the same mini-batch at every step.
@@ -507,14 +522,66 @@ def softmax_loss(x, y):
 
 
 '''
-_SOLUTION_CLASS = edited_solution("06_two_layer_net", "two_layer_net")["two_layer_net"]
+# The class of the lesson's first edition: the composition of the five layers, whose backward
+# functions hand it every gradient.
+_COMPOSED = _REFERENCE.split("    def loss(self, X, y=None):")[0] + '''    def loss(self, X, y=None):
+        W1, b1 = self.params["W1"], self.params["b1"]
+        W2, b2 = self.params["W2"], self.params["b2"]
+        z1, fc1_cache = affine_forward(X, W1, b1)
+        h, relu_cache = relu_forward(z1)
+        scores, fc2_cache = affine_forward(h, W2, b2)
+        if y is None:
+            return scores
+        grads = {}
+        data_loss, dscores = softmax_loss(scores, y)
+        penalty, dW1_reg, dW2_reg = l2_penalty(W1, W2, self.reg)
+        dh, dW2, grads["b2"] = affine_backward(dscores, fc2_cache)
+        dz1 = relu_backward(dh, relu_cache)
+        _, dW1, grads["b1"] = affine_backward(dz1, fc1_cache)
+        grads["W2"] = dW2 + dW2_reg
+        grads["W1"] = dW1 + dW1_reg
+        return data_loss + penalty, grads
+'''
+_ASKED_NOT = "asks you not to call"
 MISTAKES += [
     {
+        # The backward pass handed over by the course's layers: refused in every cell that asks
+        # loss(X, y) for its gradients (the scores need only the forward layers, which it may call).
+        "name": "TwoLayerNet composed from the course's layers, backward functions included",
+        "cells": {"two_layer_net": _COMPOSED},
+        "must_fail": _LOSS_CELLS,
+        "message": _ASKED_NOT,
+    },
+    {
         # Section 2's optional cell: the student's own layers (and a helper they call) replace the
-        # course's; TwoLayerNet calls them, graded under its own rules.
-        "name": "TwoLayerNet built on the student's own layers (equivalent)",
-        "cells": {"two_layer_net": _OWN_LAYERS + _SOLUTION_CLASS},
+        # course's; their backward functions are refused too.
+        "name": "TwoLayerNet composed from the student's own layers, backward functions included",
+        "cells": {"two_layer_net": _OWN_LAYERS + _COMPOSED},
+        "must_fail": _LOSS_CELLS,
+        "message": _ASKED_NOT,
+    },
+    {
+        # The forward pass by the course's forward layers (allowed), the backward by hand.
+        "name": "TwoLayerNet's forward by affine_forward and relu_forward (equivalent)",
+        "cells": _solved('''        z1 = X @ W1 + b1                                  # (N, H)
+        h = np.maximum(0.0, z1)                           # (N, H)
+        scores = h @ W2 + b2                              # (N, C)
+''', '''        z1, _ = affine_forward(X, W1, b1)
+        h, _ = relu_forward(z1)
+        scores, _ = affine_forward(h, W2, b2)
+'''),
         "must_fail": [],
+    },
+    {
+        # Uniform draws with the right standard deviation: the brief asks for a normal distribution.
+        "name": "init: uniform draws with the right standard deviation",
+        "cells": {"two_layer_net": _variant(
+            ("weight_scale * rng.standard_normal((input_dim, hidden_dim))",
+             "weight_scale * rng.uniform(-np.sqrt(3), np.sqrt(3), size=(input_dim, hidden_dim))"),
+            ("weight_scale * rng.standard_normal((hidden_dim, num_classes))",
+             "weight_scale * rng.uniform(-np.sqrt(3), np.sqrt(3), size=(hidden_dim, num_classes))"),
+        )},
+        "must_fail": ["test_init"],
     },
     {
         # The forward pass handed to PyTorch (the backward written by hand from its tensors).

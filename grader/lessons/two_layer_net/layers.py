@@ -207,10 +207,11 @@ def check_layers(functions: Mapping[str, Any]) -> bool:
         else:
             passed = False
     if passed:
-        print(_("All five agree with lessons 4 and 5: TwoLayerNet can build on them."))
+        print(_("All five agree with lessons 4 and 5: section 5 can compose them."))
     else:
         print(_("Fix the function named above, or run the cell that imports the course's layers again "
-                "to use those instead: TwoLayerNet calls whatever these names hold when it runs."))
+                "to use those instead: section 5, and your TwoLayerNet if it calls a forward layer, use "
+                "whatever these names hold when they run."))
     return passed
 
 
