@@ -4,11 +4,11 @@ Graded by tests/cases/test_corpus.py (in process, on the lesson's contract cut):
 alternative must score full marks; every mistake must score 0 on exactly the
 cells in `must_fail` and full marks elsewhere.
 
-Graded cells: test_huber_value (2), test_huber_grad (2), test_huber_delta (1),
-test_softplus_forward (1), test_softplus_gradcheck (2), test_softplus_extremes (1),
+Graded cells: test_huber_value (1), test_huber_grad (2), test_huber_delta (2),
+test_softplus_forward (1), test_softplus_gradcheck (2), test_softplus_extremes (2),
 test_dW3 (1), test_db3 (1), test_dW2 (2), test_db2 (1), test_dW1 (2), test_db1 (1),
-test_huber_fit (1), test_predicted_flops (1), test_gradient_errors (2), test_first_wrong (1),
-test_dh_parts (1), test_local_tanh_error (1), test_unit_health (1).
+test_huber_fit (1), test_predicted_flops (2), test_gradient_errors (1), test_first_wrong (1),
+test_dh_parts (1), test_local_tanh_error (1), test_unit_health (1): 26 points.
 Each mistake is a reference solution with one or two lines changed (`_variant`).
 """
 
@@ -347,6 +347,23 @@ MISTAKES = [
         "cells": {"predicted_flops": _variant(_FLOPS, ("backward = (2 * depth - 1) * one_product",
                                                        "backward = 2 * depth * one_product"))},
         "must_fail": ["test_predicted_flops"],
+        "message": "needs no gradient",
+    },
+    {
+        # Only dW (or only dX) per layer: the backward pass counted like the forward one.
+        "name": "flops: one backward product per layer",
+        "cells": {"predicted_flops": _variant(_FLOPS, ("backward = (2 * depth - 1) * one_product",
+                                                       "backward = depth * one_product"))},
+        "must_fail": ["test_predicted_flops"],
+        "message": "one product per layer",
+    },
+    {
+        # A product of (a, b) by (b, c) counted as abc, the multiply-add once.
+        "name": "flops: abc per product, not 2abc",
+        "cells": {"predicted_flops": _variant(_FLOPS, ("one_product = 2 * B * n * n",
+                                                       "one_product = B * n * n"))},
+        "must_fail": ["test_predicted_flops"],
+        "message": "counts 2abc FLOPs",
     },
     {
         # A copy is nudged, so the loss never sees the nudges: every numerical gradient is 0.
@@ -423,6 +440,16 @@ MISTAKES += [
                                "        return loss, grads\n"},
         "must_fail": ["test_dW3", "test_db3", "test_dW2", "test_db2", "test_dW1", "test_db1"],
         "message": _REFUSED,
+    },
+    {
+        # the colleague's backward, patched where the hints pointed: it is a reference, refused
+        "name": "shortcut: FixedNet patches BuggyNet's backward",
+        "cells": {"fixed_net": "class FixedNet(BuggyNet):\n    def backward(self, dscores, cache):\n"
+                               "        grads = BuggyNet.backward(self, dscores, cache)\n"
+                               "        grads[\"b3\"] = dscores.sum(axis=0)\n"
+                               "        return grads\n"},
+        "must_fail": ["test_dW3", "test_db3", "test_dW2", "test_db2", "test_dW1", "test_db1"],
+        "message": "one of the course's references",
     },
     {
         "name": "shortcut: gradient_errors compares with the referee's gradients, not a numerical gradient",

@@ -1,6 +1,6 @@
-"""Lesson 13's references and hints for its visible checks (Huber loss, softplus), kept out of the
-notebook so that the check cells a student reads do not spell out the formulas the exercises ask
-them to derive.
+"""Lesson 13's references and hints for its visible checks (Huber loss, FLOP count, softplus, the
+paths out of h), kept out of the notebook so that the check cells a student reads do not spell out
+the formulas the exercises ask them to derive.
 
 Every function reads what a student's code returned through the trusted path first
 (`grader.trusted`), and prints hints through `grader.show_hint`.
@@ -8,16 +8,33 @@ Every function reads what a student's code returned through the trusted path fir
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
+import torch
 
+from ...checks import compare, report
+from ...hints import Hint
+from ...i18n import N_
 from ...i18n import lesson_text as _
 from ...referees import referee_all
 from ...report_lines import show_hint
-from ...trusted import as_array
+from ...trusted import as_array, as_float
 
-__all__ = ["huber_hints", "huber_loss_hints", "softplus_reference_dx"]
+__all__ = ["HINT_CODES", "check_flops", "dh_parts_reference", "huber_hints", "huber_loss_hints",
+           "softplus_reference_dx"]
+
+#: The hint codes this module's checks print, and what each one means (the class report explains
+#: each by it; gathered by grader.lessons.hint_codes).
+HINT_CODES: dict[str, str] = {
+    "flops-first-layer-dx": "a backward FLOP count with the input gradient of the first layer, which the "
+    "network's input does not need (lesson 13).",
+    "flops-one-backward-product": "a backward FLOP count with one matrix product per layer, the weight "
+    "gradient or the input gradient missing (lesson 13).",
+    "flops-no-factor-two": "a FLOP count of a·b·c for an (a, b) by (b, c) product, the multiply-add counted "
+    "once instead of twice (lesson 13).",
+}
 
 
 def _huber_dpred(err: np.ndarray, delta: float) -> np.ndarray:
@@ -68,6 +85,63 @@ def huber_hints(pred: np.ndarray, target: np.ndarray, delta: float, dpred: Any) 
     elif delta != 1.0 and same(delta**2 * np.clip(err / delta, -1.0, 1.0) / M):
         show_hint(_("your dpred is delta² times lesson 7's slope at e / delta: "
                   "the chain rule through e / delta also multiplies by its slope, 1/delta."))
+
+def _flops_slips(B: int, n: int, depth: int, forward: float, backward: float) -> dict[int, str]:
+    """{row: hint code} for the counts (forward, backward) a known slip gives (row 0 forward, 1 backward)."""
+    one = 2 * B * n * n                                 # one (B, n) by (n, n) product
+    slips = {}
+    if depth > 1 and backward == 2 * depth * one:
+        slips[1] = "flops-first-layer-dx"
+    elif depth > 1 and backward == depth * one:
+        slips[1] = "flops-one-backward-product"
+    elif backward * 2 == (2 * depth - 1) * one:
+        slips[1] = "flops-no-factor-two"
+    if forward * 2 == depth * one:
+        slips[0] = "flops-no-factor-two"
+    return slips
+
+
+#: code -> the hint shown when a FLOP count equals what that slip gives.
+_FLOPS_HINTS: dict[str, str] = {
+    "flops-first-layer-dx": N_("your backward count has two products per layer: the first layer's input is "
+                               "the network's input, which needs no gradient, so nothing computes its dX."),
+    "flops-one-backward-product": N_("your backward count has one product per layer, as many as the "
+                                     "forward pass: which gradients does a layer's backward compute, and "
+                                     "which of them does somebody need?"),
+    "flops-no-factor-two": N_("this count is half the measured one: a product of an (a, b) matrix by a "
+                              "(b, c) matrix counts 2abc FLOPs, a multiplication and an addition for each of "
+                              "its abc terms."),
+}
+
+
+def check_flops(B: int, n: int, depth: int, counts: tuple[Any, Any], measured: tuple[float, float],
+                labels: tuple[str, str]) -> None:
+    """predicted_flops(B, n, depth)'s (forward, backward) against the measured counts, one ✓/✗ line
+    each (labelled `labels`); when a wrong count is what a known slip gives, its line's hint names
+    that slip (and CheckFailed carries it). Raises CheckFailed when either count is off."""
+    __tracebackhide__ = True
+    whats = ("the forward FLOPs", "the backward FLOPs")
+    counts = tuple(as_float(value, what) for value, what in zip(counts, whats, strict=True))
+    slips = _flops_slips(B, n, depth, *counts)
+    rows = []
+    for row, (label, count, truth) in enumerate(zip(labels, counts, measured, strict=True)):
+        result, line = compare(label, count, np.float64(truth), tol=1e-7)
+        if not result.passed and row in slips:
+            code = slips[row]
+            result = replace(result, hint=Hint(code, _(_FLOPS_HINTS[code])))
+        rows.append((result, line))
+    report(rows)
+
+
+def dh_parts_reference(dr: np.ndarray, dg: np.ndarray, W2: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(through_skip, through_W2): the gradient reaching h through each of its two uses alone, by
+    autograd in float64, for r = relu(g) + h and g = h @ W2 + b2 with the upstream dr at r and dg at g."""
+    h = torch.zeros(np.shape(dr), dtype=torch.float64, requires_grad=True)
+    (skip,) = torch.autograd.grad(h * 1.0, h, torch.tensor(np.asarray(dr, dtype=np.float64)))
+    (layer,) = torch.autograd.grad(h @ torch.tensor(np.asarray(W2, dtype=np.float64)), h,
+                                   torch.tensor(np.asarray(dg, dtype=np.float64)))
+    return skip.numpy(), layer.numpy()
+
 
 def softplus_reference_dx(x: Any, upstream: Any = None) -> np.ndarray:
     """dL/dx of L = sum(upstream * softplus(x)) as a float64 array of x's shape (upstream: ones
