@@ -175,8 +175,8 @@ def one_example_product(a: np.ndarray, ctx: HintContext) -> Hint | None:
             return Hint(
                 "one-example-product",
                 _("{which}: every row of it is a multiple of row {i} of dout, as in x[{i}]ᵀ·dout[{i}] "
-                  "(np.outer(x[{i}], dout[{i}])); a weight gradient adds one such product per example "
-                  "— over all {n}: dW = x.T @ dout.").format(
+                  "(np.outer(x[{i}], dout[{i}])); a weight gradient adds one such product per example, "
+                  "over all {n}: which single matrix product sums them?").format(
                       which=which.format(who=ctx.who), i=i, n=up.shape[0]),
             )
     return None

@@ -94,7 +94,8 @@ def _reversed_shape(a: np.ndarray, ctx: HintContext, head: str) -> Hint | None:
         return Hint(
             "transpose",
             _("{head}, and it equals the expected one transposed: transpose it, or check the "
-              "order of the operands in your matrix product (e.g. x.T @ dout, not dout.T @ x).").format(
+              "order of the operands in your matrix product (which order gives the gradient the "
+              "shape of the value it is the gradient of?).").format(
                   head=head),
         )
     if not close(a.reshape(e.shape), e, tol):
@@ -219,7 +220,7 @@ def transposed(a: np.ndarray, ctx: HintContext) -> Hint | None:
                 "transpose",
                 _("{who} equals the expected one transposed (it only has the right shape "
                   "because it is square): transpose it, or swap the operands of the matrix "
-                  "product (x.T @ dout versus dout.T @ x).").format(who=ctx.who),
+                  "product.").format(who=ctx.who),
             )
     return None
 

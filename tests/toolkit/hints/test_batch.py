@@ -59,7 +59,7 @@ POSITIVE = [
         np.outer(X[0], DOUT[0]),
         DW,
         {"upstream": DOUT},
-        [r"first example alone", r"multiple of row 0 of dout", r"over all 5: dW = x\.T @ dout"],
+        [r"first example alone", r"multiple of row 0 of dout", r"over all 5: which single matrix product"],
     ),
     ("one-example-product", np.outer(X[-1], DOUT[-1]), DW, {"upstream": DOUT}, [r"last example", r"row 4"]),
 ]
