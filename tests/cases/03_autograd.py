@@ -11,6 +11,12 @@ different engine therefore replaces all four at once (the first entry of MISTAKE
 that must fail). Most mistakes are one-line edits of a correct engine, made here with `_edit`
 from the instructor's solution cell (or from the alternative engine) so that each one differs
 from a right answer by exactly the bug it names; `_edit` fails loudly if the line it edits is gone.
+
+Graded cells and points (30): test_collapse (2), test_mul_pow_rules (3), test_unary_functions (4),
+test_circuit_by_hand (2), test_topological_order (2), test_backward_order (4), test_node_used_twice (1),
+test_accumulate_across_calls (1), test_add_sub_neg (1), test_mul_div_pow (1), test_reflected (1),
+test_vs_torch (1), test_mlp_structure (1), test_mlp_gradients (1), test_neuron_backward (4),
+test_train_step (1).
 """
 
 from tests.nbgrader_harness import course_solutions
@@ -508,6 +514,35 @@ MISTAKES = [
         "must_fail": ["test_backward_order", "test_vs_torch", "test_mlp_gradients"],
     },
     {
+        # The seed forgotten: every grad is still 0.0 when the rules run, so nothing moves.
+        "name": "backward() without the seed",
+        "cells": {"backward": _edit(_solution("backward"), "    self.grad = 1.0\n", "")},
+        "must_fail": ["test_backward_order", "test_node_used_twice", "test_accumulate_across_calls",
+                      "test_add_sub_neg", "test_mul_div_pow", "test_reflected", "test_vs_torch",
+                      "test_mlp_gradients", "test_train_step"],
+        "message": "no gradient entered the graph",
+        "message_cells": ["test_backward_order", "test_node_used_twice"],
+    },
+    {
+        # The topological order walked as it comes, parents first: each rule runs on a grad of 0.
+        "name": "backward() in topological order, not reversed",
+        "cells": {"backward": _edit(_solution("backward"), "reversed(topological_order(self))",
+                                    "topological_order(self)")},
+        "must_fail": ["test_backward_order", "test_node_used_twice", "test_accumulate_across_calls",
+                      "test_add_sub_neg", "test_mul_div_pow", "test_reflected", "test_vs_torch",
+                      "test_mlp_gradients", "test_train_step"],
+        "message": "the gradient did not get through",
+        "message_cells": ["test_backward_order"],
+    },
+    {
+        # The seed forgotten by hand too.
+        "name": "by hand: no seed",
+        "cells": {"circuit_by_hand": _edit(_solution("circuit_by_hand"), "    L.grad = 1.0\n", "")},
+        "must_fail": ["test_circuit_by_hand"],
+        "message": "no gradient entered the graph",
+        "message_cells": ["test_circuit_by_hand"],
+    },
+    {
         # c's rule runs before d's: c hands on a gradient of 0, so only the direct path counts.
         "name": "by hand: c before d",
         "cells": {
@@ -550,6 +585,29 @@ MISTAKES = [
             )
         },
         "must_fail": ["test_train_step"],
+        "message": "the parameters did not move",
+    },
+    {
+        # No reset at all: the left-over grads join this step's gradient.
+        "name": "train_step never resets the grads",
+        "cells": {"train_step": _edit(_solution("train_step"), "    if zero_grad:\n", "    if False:\n")},
+        "must_fail": ["test_train_step"],
+        "message": "left over from before went into the step",
+        "message_cells": ["test_train_step"],
+    },
+    {
+        "name": "train_step returns the loss after the step",
+        "cells": {"train_step": _edit(_solution("train_step"), "    return loss.data\n",
+                                      "    return sum((model(x) - y) ** 2 for x, y in data).data\n")},
+        "must_fail": ["test_train_step"],
+        "message": "loss after the step",
+    },
+    {
+        "name": "train_step steps uphill",
+        "cells": {"train_step": _edit(_solution("train_step"), "p.data -= lr * p.grad",
+                                      "p.data += lr * p.grad")},
+        "must_fail": ["test_train_step"],
+        "message": "uphill",
     },
     {
         # Neuron.parameters() forgets the bias: 9 Values fewer in MLP(3, [4, 4, 1]); the biases

@@ -4,12 +4,13 @@ Graded by tests/cases/test_corpus.py (in process, on the lesson's contract cut):
 alternative must score full marks; every mistake must score 0 on exactly the
 cells in `must_fail` and full marks elsewhere.
 
-Graded cells: test_layer_gradient_norms_tanh (2), test_layer_gradient_norms_activations (2),
-test_layer_gradient_norms_residual (2), test_steady_variances (2), test_xavier_init_variance (2),
-test_xavier_init_rng (1), test_he_init_variance (2), test_he_init_rng (1), test_dead_fraction (2),
+Graded cells: test_layer_gradient_norms_tanh (2), test_layer_gradient_norms_activations (1),
+test_layer_gradient_norms_residual (2), test_steady_variances (3), test_xavier_init_variance (2),
+test_xavier_init_rng (1), test_he_init_variance (1), test_he_init_rng (1), test_dead_fraction (2),
 test_dead_fraction_zeros (1); the steps test_layer_backward_dw (1), test_layer_backward_dh (1),
-test_residual_layer_backward (1), test_centring_biases (1), test_layer_jacobian (1),
-test_clipped_square_gradient (1), test_huber_gradient (1), test_carried_gradient_norms (1).
+test_residual_layer_backward (2), test_centring_biases (1), test_layer_jacobian (2),
+test_clipped_square_gradient (1), test_huber_gradient (1), test_carried_gradient_norms (2).
+27 points.
 """
 
 from tests.nbgrader_harness import edit_once as _edit
@@ -229,12 +230,28 @@ MISTAKES = [
         "name": "dead_fraction per input (axis=1)",
         "cells": {"dead_fraction": _edit(_DEAD, "axis=0", "axis=1")},
         "must_fail": ["test_dead_fraction", "test_dead_fraction_zeros"],
+        "message": "a unit is a column",
+    },
+    {
+        "name": "dead_fraction counts the alive units",
+        "cells": {"dead_fraction": _edit(_DEAD, "np.all(pre_activations <= 0, axis=0)",
+                                         "np.any(pre_activations > 0, axis=0)")},
+        "must_fail": ["test_dead_fraction", "test_dead_fraction_zeros"],
+        "message": "share of units that are alive",
+    },
+    {
+        "name": "dead_fraction: the share of non-positive entries",
+        "cells": {"dead_fraction": _edit(_DEAD, "never_positive = np.all(pre_activations <= 0, axis=0)",
+                                         "never_positive = pre_activations <= 0")},
+        "must_fail": ["test_dead_fraction", "test_dead_fraction_zeros"],
+        "message": "share of all entries",
     },
     {
         # z < 0 instead of z <= 0: a unit stuck at exactly 0 counted as alive.
         "name": "dead_fraction counts exact zeros as alive",
         "cells": {"dead_fraction": _edit(_DEAD, "pre_activations <= 0", "pre_activations < 0")},
         "must_fail": ["test_dead_fraction_zeros"],
+        "message": "exactly 0 as alive",
     },
     {
         # The slope evaluated at the layer's output h instead of its input z. Wrong for sigmoid
@@ -243,6 +260,7 @@ MISTAKES = [
         "cells": {"layer_gradient_norms": _edit(_NORMS, "slope(zs[i])", "slope(hs[i + 1])")},
         "must_fail": ["test_layer_gradient_norms_tanh", "test_layer_gradient_norms_activations",
                       "test_layer_gradient_norms_residual"],
+        "message": "at each layer's output h",
     },
     {
         # The skip path forgotten in the backward pass (the forward pass has it).
@@ -250,6 +268,39 @@ MISTAKES = [
         "cells": {"layer_gradient_norms": _edit(_NORMS, "dh = dh_below + dh if residual else dh_below",
                                                 "dh = dh_below")},
         "must_fail": ["test_layer_gradient_norms_residual"],
+        "message": "lacks the skip path",
+    },
+    {
+        "name": "skip connections: the skip path's gradient through the slope",
+        "cells": {"layer_gradient_norms": _edit(_NORMS, "dh = dh_below + dh if residual else dh_below",
+                                                "dh = dh_below + dz if residual else dh_below")},
+        "must_fail": ["test_layer_gradient_norms_residual"],
+        "message": "went through the activation's slope",
+    },
+    {
+        # residual ignored in both passes: the plain network's norms
+        "name": "layer_gradient_norms ignores residual",
+        "cells": {"layer_gradient_norms": _edit(
+            _edit(_NORMS, "zs, hs = net_forward(weights, x, activation, residual)",
+                  "zs, hs = net_forward(weights, x, activation)"),
+            "dh = dh_below + dh if residual else dh_below", "dh = dh_below")},
+        "must_fail": ["test_layer_gradient_norms_residual"],
+        "message": "without* skip connections",
+    },
+    {
+        "name": "layer_gradient_norms returns the last layer first",
+        "cells": {"layer_gradient_norms": _edit(_NORMS, "    return norms\n", "    return norms[::-1]\n")},
+        "must_fail": ["test_layer_gradient_norms_tanh", "test_layer_gradient_norms_activations",
+                      "test_layer_gradient_norms_residual"],
+        "message": "reverse order",
+    },
+    {
+        # dW from the layer's output: a (D_out, D_out) matrix, its norm off
+        "name": "layer_gradient_norms: dW from the layer's output",
+        "cells": {"layer_gradient_norms": _edit(_NORMS, "hs[i].T @ dz", "hs[i + 1].T @ dz")},
+        "must_fail": ["test_layer_gradient_norms_tanh", "test_layer_gradient_norms_activations",
+                      "test_layer_gradient_norms_residual"],
+        "message": "use each layer's output",
     },
     # --- steady_variances
     {
@@ -294,11 +345,31 @@ MISTAKES = [
         "name": "residual_layer_backward: the skip path forgotten",
         "cells": _step("residual_layer_backward", "return dh_layer + dout, dw", "return dh_layer, dw"),
         "must_fail": ["test_residual_layer_backward"],
+        "message": "lacks the skip path",
+    },
+    {
+        # the students' usual slip: the skip term handed down through the activation's slope
+        "name": "residual_layer_backward: the skip path through the slope",
+        "cells": {"residual_layer_backward": '''\
+def residual_layer_backward(dout, z, h_in, w, activation):
+    dz = dout * ACTIVATIONS[activation][1](z)
+    return dz @ w.T + dz, h_in.T @ dz
+'''},
+        "must_fail": ["test_residual_layer_backward"],
+        "message": "went through the activation's slope",
+    },
+    {
+        "name": "residual_layer_backward: the skip path counted twice",
+        "cells": _step("residual_layer_backward", "return dh_layer + dout, dw",
+                       "return dh_layer + 2 * dout, dw"),
+        "must_fail": ["test_residual_layer_backward"],
+        "message": "holds the skip path twice",
     },
     {
         "name": "centring_biases: row sums instead of column sums",
         "cells": _step("centring_biases", "-0.5 * w.sum(axis=0)", "-0.5 * w.sum(axis=1)"),
         "must_fail": ["test_centring_biases"],
+        "message": "add up the rows of W",
     },
     {
         "name": "layer_jacobian: transposed (D_in, D_out)",
@@ -322,6 +393,7 @@ MISTAKES = [
         "name": "carried_gradient_norms: W_hh instead of its transpose",
         "cells": _step("carried_gradient_norms", "carried = W_hh.T @ carried", "carried = W_hh @ carried"),
         "must_fail": ["test_carried_gradient_norms"],
+        "message": "norms of W_hh^k g",
     },
 ]
 

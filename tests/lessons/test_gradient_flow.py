@@ -353,3 +353,169 @@ def test_check_init_variance_rejects_unusable_arrays(weights, message, capsys):
     with pytest.raises(CheckFailed):
         check_init_variance("init(400, 100)", weights, 400, 100, 2 / 500, "2/(fan_in + fan_out)")
     assert message in capsys.readouterr().out
+
+
+# ------------------------------------------------------------ the exercises' checks and their hints
+
+from grader import Exercise, Exercises  # noqa: E402
+from grader.lessons.gradient_flow import checks, steady_variance  # noqa: E402
+
+
+def _graded(**functions):
+    """The functions as the notebook's declaration calls them (graded.<name>)."""
+    namespace = dict(functions)
+    return Exercises(namespace, *(Exercise(name) for name in functions))
+
+
+def _residual(skip):
+    def residual_layer_backward(dout, z, h_in, w, activation):
+        dz = dout * ACTIVATIONS[activation][1](z)
+        return dz @ w.T + skip(dout, dz), h_in.T @ dz
+    return residual_layer_backward
+
+
+def _residual_case(skip):
+    rng = np.random.default_rng(5)
+    h_in, w, dout = rng.normal(size=(5, 5)), 0.8 * rng.normal(size=(5, 5)), rng.normal(size=(5, 5))
+    fn = _graded(residual_layer_backward=_residual(skip)).residual_layer_backward
+    return lambda: checks.check_residual_layer("tanh", fn, dout, h_in, w, "tanh")
+
+
+def _norms_case(edit, activation="relu", residual=True):
+    rng = np.random.default_rng(2)
+    x = rng.normal(size=(4, 5))
+    weights = [0.5 * rng.normal(size=(5, 5)) for _ in range(4)]
+    dout = rng.normal(size=(4, 5))
+
+    def wrong(weights, x, dout, activation="tanh", residual=False):
+        return edit(weights, x, dout, activation, residual)
+
+    fn = _graded(layer_gradient_norms=wrong).layer_gradient_norms
+    return lambda: checks.check_norms("norms", fn, weights, x, dout, activation, residual)
+
+
+def _slope_at_output(weights, x, dout, activation, residual):
+    act, slope = ACTIVATIONS[activation]
+    hs = [x]
+    for w in weights:
+        hs.append(act(hs[-1] @ w) + hs[-1] if residual else act(hs[-1] @ w))
+    norms, dh = np.zeros(len(weights)), dout
+    for i in reversed(range(len(weights))):
+        dz = dh * slope(hs[i + 1])
+        norms[i] = np.linalg.norm(hs[i].T @ dz)
+        dh = dz @ weights[i].T + (dh if residual else 0.0)
+    return norms
+
+
+def _dw_from_output(weights, x, dout, activation, residual):
+    act, slope = ACTIVATIONS[activation]
+    hs, zs = [x], []
+    for w in weights:
+        zs.append(hs[-1] @ w)
+        hs.append(act(zs[-1]) + hs[-1] if residual else act(zs[-1]))
+    norms, dh = np.zeros(len(weights)), dout
+    for i in reversed(range(len(weights))):
+        dz = dh * slope(zs[i])
+        norms[i] = np.linalg.norm(hs[i + 1].T @ dz)
+        dh = dz @ weights[i].T + (dh if residual else 0.0)
+    return norms
+
+
+def _dead_case(fraction, pre):
+    fn = _graded(dead_fraction=fraction).dead_fraction
+    return lambda: checks.check_dead("dead fraction", fn, np.array(pre, dtype=np.float64))
+
+
+_ZEROS = [[0.0, 0.0, -1.0, 0.0], [0.0, 1e-9, 0.0, -2.0], [-2.0, 0.0, 0.0, 0.0]]
+_FIVE = [[-1.0, 2.0, -0.5, -3.0, -0.2], [-2.0, -1.0, -0.1, 0.5, -0.3], [-0.5, 3.0, -2.0, -1.0, -4.0]]
+
+
+def _carried_case():
+    def carried_gradient_norms(W_hh, g, steps):
+        out, carried = [], g
+        for _ in range(steps):
+            carried = W_hh @ carried
+            out.append(np.linalg.norm(carried) / np.linalg.norm(g))
+        return np.array(out)
+
+    rng = np.random.default_rng(9)
+    W_hh, g = 0.6 * rng.normal(size=(4, 4)), rng.normal(size=4)
+    fn = _graded(carried_gradient_norms=carried_gradient_norms).carried_gradient_norms
+    return lambda: checks.check_carried("ratios", fn, W_hh, g, 6)
+
+
+def _centring_case():
+    rng = np.random.default_rng(7)
+    weights = [rng.normal(size=(4, 4)) for _ in range(3)]
+    biases = [np.zeros(4)] + [-0.5 * w.sum(axis=1) for w in weights[1:]]
+    return lambda: checks.check_centring_biases("z", biases, 1, weights, rng.uniform(0, 1, size=(6, 4)))
+
+
+def _gains_case(variances):
+    def run():
+        steady_variance.show_gain_hints(steady_variance.measured_gains(variances, 400, 100), 400, 100)
+        raise CheckFailed("the check_close lines of the cell would fail here")
+    return run
+
+
+#: code -> a function that prints that code's hint (and raises): one example per lesson-07 code, for
+#: tests/lessons/test_lesson_messages_pt.py (EXAMPLES) too.
+HINT_EXAMPLES = {
+    "residual-no-skip": _residual_case(lambda dout, dz: 0.0),
+    "residual-skip-slope": _residual_case(lambda dout, dz: dz),
+    "residual-skip-twice": _residual_case(lambda dout, dz: 2 * dout),
+    "norms-reversed": _norms_case(lambda *a: layer_gradient_norms(*a)[::-1]),
+    "norms-slope-at-output": _norms_case(_slope_at_output, "tanh", False),
+    "norms-dw-from-output": _norms_case(_dw_from_output, "tanh", False),
+    "norms-plain-network": _norms_case(lambda w, x, d, a, r: layer_gradient_norms(w, x, d, a, False)),
+    "dead-per-input": _dead_case(lambda pre: float(np.mean(np.all(pre <= 0, axis=1))), _FIVE),
+    "dead-alive-share": _dead_case(lambda pre: float(np.mean(np.any(pre > 0, axis=0))), _FIVE),
+    "dead-entry-share": _dead_case(lambda pre: float(np.mean(pre <= 0)), _FIVE),
+    "dead-count": _dead_case(lambda pre: float(np.sum(np.all(pre <= 0, axis=0))), _FIVE),
+    "dead-zero-alive": _dead_case(lambda pre: float(np.mean(np.all(pre < 0, axis=0))), _ZEROS),
+    "carried-no-transpose": _carried_case(),
+    "centring-row-sums": _centring_case(),
+    "steady-relu-half": _gains_case({"forward": 1 / 400, "backward": 1 / 100, "relu_forward": 1 / 400}),
+    "steady-fans-swapped": _gains_case({"forward": 1 / 100, "backward": 1 / 400, "relu_forward": 2 / 400}),
+}
+#: (code, failing example) for the tests that need one example per code (tests/lessons/__init__.py).
+POSITIVE = list(HINT_EXAMPLES.items())
+
+
+def test_every_code_of_the_lesson_has_an_example():
+    assert set(HINT_EXAMPLES) == set(checks.HINT_CODES) | set(steady_variance.HINT_CODES)
+
+
+@pytest.mark.parametrize("code", sorted(HINT_EXAMPLES))
+def test_a_known_mistake_gets_its_hint_and_no_other(code, capsys):
+    with pytest.raises(CheckFailed) as failed:
+        HINT_EXAMPLES[code]()
+    out = capsys.readouterr().out
+    tagged = [line for line in out.splitlines() if line.rstrip().endswith("]") and "Hint:" in line]
+    assert [line.rsplit("[", 1)[1].rstrip("]") for line in tagged] == [code], out
+    if code in checks.SLIPS:   # the CheckFailed carries it too (what the grading feedback shows)
+        assert f"[{code}]" in str(failed.value)
+
+
+def test_the_right_answers_pass(capsys):
+    rng = np.random.default_rng(5)
+    h_in, w, dout = rng.normal(size=(5, 5)), 0.8 * rng.normal(size=(5, 5)), rng.normal(size=(5, 5))
+    graded = _graded(residual_layer_backward=_residual(lambda dout, dz: dout), dead_fraction=dead_fraction,
+                     layer_gradient_norms=layer_gradient_norms)
+    for activation in ACTIVATIONS:
+        checks.check_residual_layer(activation, graded.residual_layer_backward, dout, h_in, w, activation)
+    checks.check_dead("dead fraction", graded.dead_fraction, np.array(_ZEROS))
+    weights = [0.5 * rng.normal(size=(5, 5)) for _ in range(4)]
+    x, d = rng.normal(size=(4, 5)), rng.normal(size=(4, 5))
+    for residual in (False, True):
+        checks.check_norms("norms", graded.layer_gradient_norms, weights, x, d, "tanh", residual)
+        got = graded.layer_gradient_norms(weights, x, d, "tanh", residual)
+        want = checks.numerical_norms(weights, x, d, "tanh", residual)
+        checks.check_norms_value("norms", got, want, weights, x, d, "tanh", residual)
+    assert "✗" not in capsys.readouterr().out
+
+
+def test_a_dead_fraction_check_adds_no_generic_guess(capsys):
+    with pytest.raises(CheckFailed):
+        _dead_case(lambda pre: 0.123, _ZEROS)()
+    assert "Hint" not in capsys.readouterr().out

@@ -1,4 +1,4 @@
-"""Lesson 07 (gradient flow): the three interactive views and the initialiser check.
+"""Lesson 07 (gradient flow): the three interactive views and the exercises' checks.
 
 Nothing here implements a graded function. The views *call* the student's functions, passed in
 by the notebook (``xavier_init``, ``he_init``, ``dead_fraction``, ``layer_gradient_norms``) and
@@ -14,7 +14,11 @@ This module is what the notebook imports; the code lives in
 - `grader.lessons.gradient_flow.experiments` — the numerical experiments behind them;
 - `grader.lessons.student_calls` — `NotReady`, `call_student`: a student's function called
   from a view;
-- `grader.lessons.gradient_flow.init_variance` — `check_init_variance`.
+- `grader.lessons.gradient_flow.init_variance` — `check_init_variance`;
+- `grader.lessons.gradient_flow.checks` — the exercises' checks (against PyTorch or numerical
+  gradients), which name the usual mistakes (`HINT_CODES`);
+- `grader.lessons.gradient_flow.steady_variance` — what a layer does to a variance, measured, and
+  the mistakes those measurements reveal.
 """
 
 from __future__ import annotations

@@ -5,8 +5,9 @@ formula.
 `measured_gains(variances, fan_in, fan_out)` draws one (fan_in, fan_out) weight matrix per
 condition with the variance the student found, sends a large batch through it and returns, per
 condition, the factor by which the layer multiplies the quantity that should stay steady (1 when
-the variance is right). `init_variance_reference(kind, fan_in, fan_out)` is the variance the
-initialiser checks compare with: a referee (`grader.referees`), refused inside a graded call.
+the variance is right); `show_gain_hints(gains, fan_in, fan_out)` names the usual mistakes those
+factors reveal. `init_variance_reference(kind, fan_in, fan_out)` is the variance the initialiser
+checks compare with: a referee (`grader.referees`), refused inside a graded call.
 """
 
 from __future__ import annotations
@@ -20,9 +21,18 @@ from ...errors import BadReturnValue
 from ...i18n import N_
 from ...i18n import lesson_text as _
 from ...referees import referee, referee_all
+from ...report_lines import show_hint
 
-__all__ = ["CONDITIONS", "init_variance_reference", "measured_gains"]
+__all__ = ["CONDITIONS", "HINT_CODES", "init_variance_reference", "measured_gains", "show_gain_hints"]
 
+#: The hint codes this module prints, and what each one means (the class report explains each by it;
+#: gathered by grader.lessons.hint_codes).
+HINT_CODES: dict[str, str] = {
+    "steady-relu-half": "a ReLU layer's steady variance without the factor for the half of z that ReLU "
+    "zeroes (lesson 07).",
+    "steady-fans-swapped": "a steady variance that uses fan_out where fan_in belongs, or the other way "
+    "round (lesson 07).",
+}
 
 
 class _Shown(Mapping):
@@ -82,10 +92,23 @@ def measured_gains(variances: dict[str, float], fan_in: int, fan_out: int, batch
     }
 
 
+def show_gain_hints(gains: Mapping[str, float], fan_in: int, fan_out: int) -> None:
+    """A hint for each usual mistake that the measured factors of `measured_gains` reveal: a ReLU
+    layer that keeps half of the mean square, and a factor of fan_in / fan_out (or its inverse)."""
+    if abs(gains["relu_forward"] - 0.5) < 0.03:
+        show_hint(_("with your relu_forward variance a ReLU layer keeps half of the signal's mean square: "
+                    "what does ReLU do to the negative half of z?"), "steady-relu-half")
+    ratio = fan_in / fan_out
+    if abs(gains["forward"] / ratio - 1) < 0.05 or abs(gains["backward"] * ratio - 1) < 0.05:
+        hint = _("a measured factor of {fan_in}/{fan_out} or {fan_out}/{fan_in} is the ratio of fan_in to "
+                 "fan_out: which of the two does each sum run over?")
+        show_hint(hint.format(fan_in=fan_in, fan_out=fan_out), "steady-fans-swapped")
+
+
 @referee
 def init_variance_reference(kind: str, fan_in: int, fan_out: int) -> float:
-    """The variance of Xavier's ("xavier": 2 / (fan_in + fan_out)) or He's ("he": 2 / fan_in)
-    initialisation for a (fan_in, fan_out) layer."""
+    """The variance the initialiser checks compare with, for a (fan_in, fan_out) layer: Xavier's
+    (`kind` "xavier") or He's ("he")."""
     if kind == "xavier":
         return 2.0 / (fan_in + fan_out)
     if kind == "he":
