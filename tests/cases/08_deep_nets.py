@@ -6,12 +6,12 @@ Graded by tests/cases/test_corpus.py (in process, on the lesson's contract cut):
 alternative must score full marks; every mistake must score 0 on exactly the
 cells in `must_fail` and full marks elsewhere.
 
-Graded cells: test_batchnorm_train (2), test_batchnorm_running (1), test_batchnorm_test (1);
-the steps test_softmax_loss_backward (1), test_scale_shift_backward (1), test_variance_backward
-(1), test_centred_backward (1), test_mean_backward (1); test_batchnorm_backward_dx (2),
-test_batchnorm_backward_dgamma (1), test_batchnorm_backward_dbeta (1),
-test_batchnorm_backward_alt (2); test_layernorm_forward (1), test_layernorm_dx (2),
-test_layernorm_dparams (1).
+Graded cells (36 points): test_batchnorm_train (1), test_batchnorm_running (1),
+test_batchnorm_test (1); the steps test_softmax_loss_backward (1), test_scale_shift_backward (1),
+test_variance_backward (1), test_centred_backward (1), test_mean_backward (1);
+test_batchnorm_backward_dx (1), test_batchnorm_backward_dgamma (1), test_batchnorm_backward_dbeta
+(1), test_batchnorm_backward_alt (5, the one derivation on paper); test_layernorm_forward (1),
+test_layernorm_dx (3), test_layernorm_dparams (1); and the optimisers and dropout below.
 
 Mistakes are the instructor's solution with one fragment changed (`_edit`, which fails loudly
 when the fragment is gone). The transposed-batch-norm layer norm below carries its own batch
@@ -200,6 +200,7 @@ MISTAKES = [
         "cells": _mistake("centred_backward", ("return dxhat * inv_std + dvar * 2.0 * xc / N",
                                                "return dxhat * inv_std")),
         "must_fail": ["test_centred_backward"],
+        "message": "path through x̂ alone",
     },
     {
         # z reaches xc directly only: dz = dxc (dmu itself is right).
@@ -227,7 +228,7 @@ MISTAKES = [
 # ---------------------------------------------------------------- optimisers and dropout
 # Graded cells: optim_sgd_momentum_steps (2), optim_sgd_momentum_config (1), optim_rmsprop_steps
 # (2), optim_rmsprop_config (1), optim_adam_steps (2), optim_adam_first_step (1),
-# optim_adam_config (1), dropout_forward_train (2), dropout_forward_seed (1), dropout_forward_test
+# optim_adam_config (1), dropout_forward_train (1), dropout_forward_seed (1), dropout_forward_test
 # (1), dropout_backward_train (1), dropout_backward_test (1). Mistakes change one or two lines of
 # the reference answers (`_answer`: the solution without its markers). The backward cells of
 # dropout call the forward, so dropout_forward and dropout_backward cases share their cells.
@@ -738,5 +739,115 @@ def layernorm_backward(dout, cache):
 """},
         "must_fail": ["test_layernorm_dx", "test_layernorm_dparams"],
         "message": _REFERENCE,
+    },
+]
+
+
+_LN_DX = ("dx = inv_std / D * (D * g - g.sum(axis=1, keepdims=True)"
+          " - xhat * (g * xhat).sum(axis=1, keepdims=True))")
+
+# The slips students make in the backward passes, each named by its check (grader.lessons.deep_nets.slips)
+# rather than left with a bare relative error.
+MISTAKES += [
+    {
+        # a = gamma * xhat + beta read as a = xhat + beta on the way back.
+        "name": "scale_shift_backward forgets gamma in dxhat",
+        "cells": _mistake("scale_shift_backward", ("dxhat = da * gamma", "dxhat = da")),
+        "must_fail": ["test_scale_shift_backward"],
+        "message": "without γ",
+    },
+    {
+        # d/dvar (var + eps)^(-1/2) written with r itself, or r squared, in place of r cubed.
+        "name": "variance_backward with r instead of r cubed",
+        "cells": _mistake("variance_backward", ("dvar = -0.5 * inv_std ** 3 * dinv_std",
+                                                "dvar = -0.5 * inv_std * dinv_std")),
+        "must_fail": ["test_variance_backward"],
+        "message": "wrong power of r",
+    },
+    {
+        "name": "variance_backward with r squared instead of r cubed",
+        "cells": _mistake("variance_backward", ("dvar = -0.5 * inv_std ** 3 * dinv_std",
+                                                "dvar = -0.5 * inv_std ** 2 * dinv_std")),
+        "must_fail": ["test_variance_backward"],
+        "message": "wrong power of r",
+    },
+    {
+        # The variance's path with d(var)/d(xc) = xc / N: the 2 of the square forgotten.
+        "name": "centred_backward forgets the 2 of the square",
+        "cells": _mistake("centred_backward", ("dvar * 2.0 * xc / N", "dvar * xc / N")),
+        "must_fail": ["test_centred_backward"],
+        "message": "off by a constant factor",
+    },
+    {
+        "name": "centred_backward forgets the 2/N",
+        "cells": _mistake("centred_backward", ("dvar * 2.0 * xc / N", "dvar * xc")),
+        "must_fail": ["test_centred_backward"],
+        "message": "off by a constant factor",
+    },
+    {
+        # gamma forgotten in the staged backward: dx is off, dgamma and dbeta are not.
+        "name": "batchnorm_backward forgets gamma",
+        "cells": _mistake("batchnorm_backward", ("dxhat = dout * gamma", "dxhat = dout")),
+        "must_fail": ["test_batchnorm_backward_dx"],
+        "message": "without γ",
+    },
+    {
+        "name": "batchnorm_backward_alt forgets gamma",
+        "cells": _mistake("batchnorm_backward_alt", ("dx = gamma * inv_std / N", "dx = inv_std / N")),
+        "must_fail": ["test_batchnorm_backward_alt"],
+        "message": "without γ",
+    },
+    {
+        # The bracket without the 1/N in front: N times the gradient.
+        "name": "batchnorm_backward_alt loses the 1/N",
+        "cells": _mistake("batchnorm_backward_alt", ("dx = gamma * inv_std / N", "dx = gamma * inv_std")),
+        "must_fail": ["test_batchnorm_backward_alt"],
+        "message": "times the true gradient",
+    },
+    {
+        # Batch norm's one expression, reused with dbeta and dgamma: gamma taken out of sums over the
+        # features, where it changes from term to term.
+        "name": "layernorm_backward takes gamma out of the sums over the features",
+        "cells": _mistake("layernorm_backward", (
+            _LN_DX,
+            "dx = gamma * inv_std / D * (D * dout - dout.sum(axis=1, keepdims=True)"
+            " - xhat * (dout * xhat).sum(axis=1, keepdims=True))")),
+        "must_fail": ["test_layernorm_dx"],
+        "message": "takes γ out of the sums",
+    },
+    {
+        # Batch norm's axis kept in the sums of the backward pass.
+        "name": "layernorm_backward sums over the batch",
+        "cells": _mistake("layernorm_backward", (
+            _LN_DX,
+            "dx = inv_std / D * (D * g - g.sum(axis=0) - xhat * (g * xhat).sum(axis=0))")),
+        "must_fail": ["test_layernorm_dx"],
+        "message": "sums over the batch",
+    },
+    {
+        # epsilon under the square root: a hair off, and named (grader.hints.optim).
+        "name": "rmsprop: epsilon under the square root",
+        "cells": {"optim_rmsprop": _edit(_RMSPROP, '(np.sqrt(cache) + config["epsilon"])',
+                                         'np.sqrt(cache + config["epsilon"])')},
+        "must_fail": ["optim_rmsprop_steps"],
+        "message": "under the square root",
+    },
+    {
+        # v corrected with the count before its increment: 1 - beta2**0 = 0, v_hat infinite, a first
+        # step of exactly 0 (named, not "a small term is off").
+        "name": "adam: v's correction with t - 1",
+        "cells": {"optim_adam": _edit(_ADAM, "v_hat = v / (1 - beta2 ** t)",
+                                      "v_hat = v / (1 - beta2 ** (t - 1))")},
+        "must_fail": ["optim_adam_steps", "optim_adam_first_step"],
+        "message": "does not move the weights",
+    },
+    {
+        # A default seed of 0: every call without a seed draws the same mask, so training would
+        # drop the same units at every step.
+        "name": "dropout: the same mask at every call without a seed",
+        "cells": {"dropout_forward": _edit(_DROPOUT_FORWARD, 'dropout_param.get("seed")',
+                                           'dropout_param.get("seed", 0)')},
+        "must_fail": ["dropout_forward_seed"],
+        "message": "every call draws a fresh mask",
     },
 ]

@@ -4,17 +4,18 @@ Graded by tests/cases/test_corpus.py (in process, on the lesson's contract cut):
 alternative must score full marks; every mistake must score 0 on exactly the
 cells in `must_fail` and full marks elsewhere.
 
-Graded cells (35 points):
-  test_rnn_step_forward (2),
+Graded cells (32 points):
+  test_rnn_step_forward (1),
   test_rnn_step_backward_dx / _dprev_h / _dWx / _dWh / _db (1 each),
-  test_rnn_forward (2),
-  test_rnn_backward_dx (2), _dh0 (1), _dWx (1), _dWh (2), _db (1),
-  test_clip_scaling, test_clip_unchanged_below, test_clip_total_norm,
-  test_clip_inputs_unchanged, test_clip_keys (1 each),
-  test_stretch_bounds (1), test_backward_step_matrix (1),
+  test_rnn_forward (1),
+  test_rnn_backward_dx (2), _dh0 (1), _dWx (1), _dWh (3), _db (1),
+  test_clip_scaling, test_clip_unchanged_below, test_clip_total_norm (1 each; the cells
+  clip_inputs_check and clip_keys_check are practice, not graded, and the hidden tests of the
+  first two check the same),
+  test_stretch_bounds (2), test_backward_step_matrix (2),
   test_word_embedding_forward (1), test_word_embedding_backward (2),
   test_temporal_affine_forward (1), test_temporal_affine_backward_dx / _dw / _db (1 each),
-  test_temporal_softmax_loss (2), test_temporal_softmax_loss_dx (2).
+  test_temporal_softmax_loss (1), test_temporal_softmax_loss_dx (2).
 
 The backward checks compare each gradient with the true gradient of the layer (PyTorch's nn.RNN
 and the temporal affine layer, by autograd) once the student's forward matches it: a forward
@@ -406,6 +407,7 @@ def clip_gradients(grads, max_norm):
              "clipped = {name: np.clip(g, -max_norm, max_norm) for name, g in grads.items()}"),
         ),
         "must_fail": ["test_clip_scaling"],
+        "message": "every value into",
     },
     {
         # Every array clipped by its own norm: right only for a single array.
@@ -416,6 +418,7 @@ def clip_gradients(grads, max_norm):
              "clipped = {name: g * min(1.0, max_norm / np.linalg.norm(g)) for name, g in grads.items()}"),
         ),
         "must_fail": ["test_clip_scaling"],
+        "message": "every array by its own norm",
     },
     {
         # The input arrays scaled in place (g *= scale); the values returned are right.
@@ -426,20 +429,20 @@ def clip_gradients(grads, max_norm):
              "for g in grads.values():\n        g *= scale\n    clipped = dict(grads)"),
         ),
         # refused by the declaration wherever the gradients are clipped (below max_norm, scale 1
-        # leaves them as they were)
-        "must_fail": ["test_clip_scaling", "test_clip_total_norm", "test_clip_inputs_unchanged",
-                      "test_clip_keys"],
+        # leaves them as they were; the hidden tests of test_clip_unchanged_below clip some too)
+        "must_fail": ["test_clip_scaling", "test_clip_total_norm", "test_clip_unchanged_below"],
         "message": "changed its argument grads in place",
     },
     {
-        # Below max_norm the input dict itself comes back (the hidden test covers that case).
+        # Below max_norm the input dict itself comes back (the visible check says so).
         "name": "clip returns the input dict when nothing is clipped",
         "cells": _variant(
             "clip_gradients",
             ("clipped = {name: g * scale for name, g in grads.items()}",
              "clipped = grads if scale == 1.0 else {name: g * scale for name, g in grads.items()}"),
         ),
-        "must_fail": ["test_clip_inputs_unchanged"],
+        "must_fail": ["test_clip_unchanged_below"],
+        "message": "returned the dict it was given",
     },
     {
         # Always rescaled to max_norm, also when the norm was already below (and 0/0 for zeros).
@@ -450,6 +453,7 @@ def clip_gradients(grads, max_norm):
              "scale = max_norm / total_norm"),
         ),
         "must_fail": ["test_clip_unchanged_below"],
+        "message": "already at most max_norm",
     },
     {
         # The norm after clipping returned instead of the norm before.
@@ -458,6 +462,7 @@ def clip_gradients(grads, max_norm):
             "clip_gradients", ("return clipped, total_norm", "return clipped, min(total_norm, max_norm)")
         ),
         "must_fail": ["test_clip_total_norm"],
+        "message": "the norm after clipping",
     },
     {
         # tanh's slope applied after the product with Wh when passing the gradient back:
@@ -480,6 +485,7 @@ def clip_gradients(grads, max_norm):
              "float(np.linalg.norm(M))"),
         ),
         "must_fail": ["test_stretch_bounds"],
+        "message": "Frobenius norm",
     },
     {
         # The largest real part instead of the largest modulus of the eigenvalues.
@@ -490,6 +496,7 @@ def clip_gradients(grads, max_norm):
              "float(np.max(eigenvalues.real))"),
         ),
         "must_fail": ["test_stretch_bounds"],
+        "message": "real parts",
     },
     {
         # The slopes scale the columns of Wh.T (after the matmul) instead of its rows.
@@ -500,18 +507,32 @@ def clip_gradients(grads, max_norm):
              "J = Wh.T * slopes[None, :]"),
         ),
         "must_fail": ["test_backward_step_matrix"],
+        "message": "puts the slopes after",
+    },
+    {
+        # Wh where Wh.T belongs: J[j, i] instead of J[i, j] = d next_h[i] / d prev_h[j].
+        "name": "step matrix without the transpose of Wh",
+        "cells": _variant(
+            "backward_step_matrix",
+            ("J = slopes[:, None] * Wh.T",
+             "J = slopes[:, None] * Wh"),
+        ),
+        "must_fail": ["test_backward_step_matrix"],
+        "message": "transpose of the step's matrix",
     },
     {
         # Buffered fancy-index assignment: a row picked several times gets only one addition.
         "name": "embedding backward with dW[x] += dout",
         "cells": _variant("word_embedding_backward", ("np.add.at(dW, x, dout)", "dW[x] += dout")),
         "must_fail": ["test_word_embedding_backward"],
+        "message": "lost the repeats",
     },
     {
         # db summed over the batch only: one bias gradient per time step, shape (T, M).
         "name": "temporal db not summed over time",
         "cells": _variant("temporal_affine_backward", ("db = dout2.sum(axis=0)", "db = dout.sum(axis=0)")),
         "must_fail": ["test_temporal_affine_backward_db"],
+        "message": "summed over the batch only",
     },
     {
         # dw from the last time step alone (the = instead of += of the shared weights).
@@ -522,6 +543,7 @@ def clip_gradients(grads, max_norm):
              "dw = x[:, -1].T @ dout[:, -1]"),
         ),
         "must_fail": ["test_temporal_affine_backward_dw"],
+        "message": "share of one time step alone",
     },
     {
         # The mean over all N*T positions (the lesson's former convention), not CS231n's sum

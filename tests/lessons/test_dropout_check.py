@@ -97,7 +97,7 @@ def test_train_mistakes(mistake, p, expected, capsys):
     printed = capsys.readouterr().out
     assert printed.startswith("✗ out  ") and f"[{expected}]" in printed
     if "rescale" in mistake and "keep_as_drop" in mistake:
-        assert "divide them by p" in result.hint.message
+        assert "leaves the kept ones equal to x" in result.hint.message
 
 
 def test_drop_probability_needs_a_distinguishable_p():
@@ -196,7 +196,7 @@ DROPOUT_POSITIVE = [
         DROP_X,
         0.7,
         "train",
-        [r"divides the kept units by 1 − p instead of p"],
+        [r"scales the kept units as if 1 − p of them were kept"],
     ),
     (
         "dropout-not-rescaled",
@@ -204,7 +204,7 @@ DROPOUT_POSITIVE = [
         DROP_X,
         0.7,
         "train",
-        [r"kept units equal x", r"divides the kept units by p"],
+        [r"kept units equal x", r"scales the kept units in training so that"],
     ),
     (
         "dropout-at-test",

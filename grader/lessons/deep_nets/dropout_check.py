@@ -7,7 +7,7 @@ p) or dropped (0): the check counts the kept units among those where x ≠ 0 (k 
 default), and requires every kept unit to equal x / p and every dropped one, and every unit
 where x = 0, to be 0 (relative tolerance tol). In test mode out must equal x.
 
-    ✓ out  2987 of 5000 units kept (0.597, p = 0.6), each kept one equal to x / p
+    ✓ out  2987 of 5000 units kept (0.597, p = 0.6), each kept one at the value E[out] = x requires
     ✗ out  2013 of 5000 units kept (0.403; p = 0.6 expects 3000 ± 173)
         Hint: your out keeps about 1 − p of the units ...  [dropout-drop-probability]
 
@@ -158,13 +158,15 @@ def _train_mode(
     )
     if fraction_ok and not (raw.any() or flipped.any() or bad.any()):
         return CheckResult(name, True, err, None), pass_line(
-            name, _("{share}, p = {p}), each kept one equal to x / p").format(share=share, p=f"{p:g}")
+            name, _("{share}, p = {p}), each kept one at the value E[out] = x requires").format(
+                share=share, p=f"{p:g}")
         )
     expects = _("{share}; p = {p} expects {mean} ± {sd})")
     expected = expects.format(share=share, p=f"{p:g}", mean=f"{n * p:.0f}", sd=f"{sd:.0f}")
     problems = [] if fraction_ok else [expected]
     if raw.any() or flipped.any() or bad.any():
-        problems.append(_("{count} units neither 0 nor x / p").format(count=int((raw | flipped | bad).sum())))
+        count = int((raw | flipped | bad).sum())
+        problems.append(_("{count} units neither 0 nor the value E[out] = x requires").format(count=count))
     hint = _train_hint(who, a, x, p, n, k, raw, flipped, bad, as_drop)
     return CheckResult(name, False, err, hint), fail_line(name, ", ".join(problems) or share + ")")
 
@@ -187,24 +189,24 @@ def _train_hint(
             k=k, n=n, fraction=f"{k / n:.3g}", q=f"{1 - p:.3g}", p=f"{p:g}"
         )
         if flipped.any():
-            scaled = _("divides the kept units by 1 − p instead of p")
+            scaled = _("scales the kept units as if 1 − p of them were kept")
             what = _("{kept}, and {scaled}").format(kept=kept, scaled=scaled) if as_drop else scaled
         else:
-            what = kept + (_(" (and leaves the kept ones equal to x: divide them by p)") if raw.any() else "")
+            what = kept + (_(" (and leaves the kept ones equal to x)") if raw.any() else "")
         return Hint(
             "dropout-drop-probability",
             _(
                 "{who} {what}: p is the probability of KEEPING a unit here. Look at the comparison "
-                "that draws the mask (and at what the kept units are divided by)."
+                "that draws the mask (and at the scale of the kept units)."
             ).format(who=who, what=what),
         )
     if raw.any() and not (flipped.any() or bad.any()) and k < n:
         return Hint(
             "dropout-not-rescaled",
             _(
-                "{who} drops units but its {count} kept units equal x: inverted dropout "
-                "also divides the kept units by p = {p} in training, so that the expected output "
-                "equals x and test mode can return x unchanged. Look at the line that applies the mask."
+                "{who} drops units but its {count} kept units equal x: then the expected output is "
+                "p·x with p = {p}, not x. Inverted dropout scales the kept units in training so that "
+                "E[out] = x, and test mode can return x unchanged. Look at the line that applies the mask."
             ).format(who=who, count=int(raw.sum()), p=f"{p:g}"),
         )
     if bad.any():
@@ -212,13 +214,10 @@ def _train_hint(
         return Hint(
             "partial",
             _(
-                "{who} has {count} units that are neither 0 nor x / p (the first at "
-                "{index}: x is {x}, x / p is {scaled}, yours is {yours}): each "
-                "unit is either dropped (0) or kept and divided by p, with one mask for the whole array."
-            ).format(
-                who=who, count=int(bad.sum()), index=fmt_index(i), x=f"{x[i]:.4g}", scaled=f"{x[i] / p:.4g}",
-                yours=f"{a[i]:.4g}",
-            ),
+                "{who} has {count} units that are neither 0 nor at the kept value (the first at "
+                "{index}: x is {x}, yours is {yours}): each unit is either dropped (0) or kept, every "
+                "kept unit scaled by the one factor that makes E[out] = x, with one mask for the whole array."
+            ).format(who=who, count=int(bad.sum()), index=fmt_index(i), x=f"{x[i]:.4g}", yours=f"{a[i]:.4g}"),
         )
     return None
 
@@ -241,13 +240,13 @@ def _test_mode(name: str, a: np.ndarray, x: np.ndarray, p: float, tol: float) ->
         what = (
             _("drops {dropped} of the {count} units").format(dropped=int(zero.sum()), count=int(live.sum()))
             if masked
-            else _("rescales x (by p or 1/p)")
+            else _("rescales x")
         )
         hint = Hint(
             "dropout-at-test",
             _(
                 "{who} {what} in test mode: at test time inverted dropout does nothing, out is x "
-                "itself — the mask and the division by p belong to training only. Look at the "
+                "itself — the mask and the scaling belong to training only. Look at the "
                 "branch for mode 'test'."
             ).format(who=who, what=what),
         )

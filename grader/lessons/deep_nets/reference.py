@@ -7,7 +7,6 @@ values it compares with come from here:
   some steps, taken by PyTorch's own optimisers (their state translated to CS231n's names);
 - `running_averages`: batch norm's running mean and variance after a sequence of training
   batches, by PyTorch;
-- `one_path_hint`: the hint for a `centred_backward` that followed only the path through x-hat;
 - `dropout_dx`: the gradient of inverted dropout, read off the forward pass's own output;
 - `chained_backward`: every gradient of the lesson's two-layer batch-norm net from the student's
   step functions, for the comparison with PyTorch.
@@ -21,10 +20,8 @@ import numpy as np
 import torch
 
 from ...referees import referee, referee_all
-from ...report_lines import show_hint
 
-__all__ = ["OPTIMISER_DEFAULTS", "chained_backward", "dropout_dx", "one_path_hint", "optimiser_reference",
-           "running_averages"]
+__all__ = ["OPTIMISER_DEFAULTS", "chained_backward", "dropout_dx", "optimiser_reference", "running_averages"]
 
 #: The hyper-parameters of the lesson's update rules when a config leaves them out.
 OPTIMISER_DEFAULTS = {
@@ -116,14 +113,6 @@ def running_averages(batches: Sequence[np.ndarray], momentum: float = 0.9,
         running_var = torch.lerp(running_var, batch_var, 1.0 - momentum)
         out.append((running_mean.numpy().copy(), running_var.numpy().copy()))
     return out
-
-
-def one_path_hint(dxc: np.ndarray, dxhat: np.ndarray, inv_std: np.ndarray) -> None:
-    """A hint when centred_backward's dxc (plain float64, from as_array) is the x-hat path alone."""
-    alone = dxhat * inv_std
-    if dxc.shape == alone.shape and np.allclose(dxc, alone, rtol=1e-9, atol=0):
-        show_hint("your dxc is the path through x-hat alone; x_c also feeds the variance, and that path "
-                  "adds a term.")
 
 
 @referee

@@ -12,22 +12,30 @@ as_dict, check_close) before anything else touches it.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
 
 from ... import CheckFailed, as_array, as_dict, as_float, as_items, check_close, forward_first, rel_error
+from ...checks import CheckResult, checked_name, compare, report
+from ...hints import Hint, hint_args
+from ...i18n import N_
 from ...i18n import lesson_text as _
 from ...referees import referee_all
-from .reference import torch_rnn, torch_unrolled
+from ...trusted import plain_ndarray
+from .reference import torch_bounds, torch_rnn, torch_unrolled
 
 __all__ = [
     "CLIP_TOL",
+    "HINT_CODES",
     "RNN_INPUTS",
     "STEP_INPUTS",
+    "check_bounds",
     "check_clipped",
     "check_one_gradient",
+    "check_output",
     "check_rnn_forward",
     "check_total_norm",
     "clipped_arrays",
@@ -36,6 +44,197 @@ __all__ = [
     "rnn_problem",
     "step_problem",
 ]
+
+
+#: The hint codes this module's checks print, and what each one means (the class report explains
+#: each by it; gathered by grader.lessons.hint_codes).
+HINT_CODES: dict[str, str] = {
+    "stretch-frobenius": "a sigma_max computed as the Frobenius norm of the matrix (np.linalg.norm's "
+    "default) instead of its largest singular value (lesson 10).",
+    "stretch-real-part": "a spectral radius from the real parts of the eigenvalues instead of their "
+    "moduli (lesson 10).",
+    "stretch-swapped": "stretch_bounds' rho and sigma_max the wrong way round (lesson 10).",
+    "stretch-squared": "a sigma_max squared: the largest eigenvalue of M Mᵀ without its square root "
+    "(lesson 10).",
+    "step-matrix-slope-after": "a backward step matrix W_hᵀ diag(s): the tanh slopes applied after the "
+    "matmul, on the columns (lesson 10).",
+    "step-matrix-transposed": "a backward step matrix transposed: J[j, i] where J[i, j] = ∂next_h[i] / "
+    "∂prev_h[j] is asked (lesson 10).",
+    "step-matrix-no-slope": "a backward step matrix without the tanh slopes: W_hᵀ alone (lesson 10).",
+    "embedding-buffered-add": "an embedding backward by dW[x] += dout, which keeps one gradient per "
+    "repeated index (lesson 10).",
+    "temporal-db-one-axis": "a temporal affine db summed over one of the two axes of dout (N, T, M) "
+    "only (lesson 10).",
+    "temporal-dw-one-step": "a temporal affine dw holding one time step's share only (lesson 10).",
+    "clip-per-array": "gradients clipped array by array, each by its own norm, instead of by their "
+    "global norm (lesson 10).",
+    "clip-per-value": "gradients clipped value by value (np.clip) instead of by their global norm "
+    "(lesson 10).",
+    "clip-below-rescaled": "gradients whose global norm is already at most max_norm rescaled anyway "
+    "(lesson 10).",
+    "clip-norm-after": "clip_gradients returning the global norm after clipping instead of before "
+    "(lesson 10).",
+}
+
+#: code (or code:detail) -> the hint shown when a value equals what that slip gives.
+_MESSAGES = {
+    "stretch-frobenius": N_(
+        "your {name} is the Frobenius norm of M, the root of the sum of all its squared entries "
+        "(np.linalg.norm's default for a matrix). It is never below the most one multiplication can "
+        "stretch a vector, and usually above: which quantity of M is the largest ‖v M‖ / ‖v‖?"
+    ),
+    "stretch-real-part": N_(
+        "your {name} comes from the real parts of the eigenvalues. A complex eigenvalue λ turns as well "
+        "as it scales: λ^k has size |λ|^k, whatever its real part, and a negative λ counts by its size too."
+    ),
+    "stretch-swapped": N_(
+        "your {name} is the other of the two numbers: one is the rate of many multiplications in the "
+        "long run, the other the most a single one can stretch. Which definition is which quantity?"
+    ),
+    "stretch-squared": N_(
+        "your {name} is the square of the one-step stretch: ‖v M‖² / ‖v‖² is at most the largest "
+        "eigenvalue of M Mᵀ, and the stretch is ‖v M‖ / ‖v‖ itself."
+    ),
+    "step-matrix-slope-after": N_(
+        "your {name} puts the slopes after W_hᵀ, on its columns: entry (i, j) gets unit j's slope. "
+        "Going back, the gradient passes through this step's tanh first, then through W_hᵀ: entry "
+        "(i, j) needs the slope of unit i."
+    ),
+    "step-matrix-transposed": N_(
+        "your {name} is the transpose of the step's matrix: with dprev_h = dnext_h J and dnext_h a row, "
+        "entry (i, j) must be ∂next_h[i] / ∂prev_h[j]."
+    ),
+    "step-matrix-no-slope": N_(
+        "your {name} is W_hᵀ alone: the step goes through a tanh, and its slopes are missing."
+    ),
+    "embedding-buffered-add": N_(
+        "your {name} lost the repeats: where an index occurs several times in x, its row got only one "
+        "of its gradients. dW[x] += dout is buffered, and with repeated indices NumPy keeps one "
+        "addition per row; np.add.at(dW, x, dout) adds them all (so does a loop over the positions)."
+    ),
+    "temporal-db-one-axis:0": N_(
+        "your {name} is dout summed over the batch only: it still has one row per time step. b is "
+        "added at every time step of every sequence, so its gradient collects a share from each of them."
+    ),
+    "temporal-db-one-axis:1": N_(
+        "your {name} is dout summed over time only: it still has one row per sequence. b is added at "
+        "every time step of every sequence, so its gradient collects a share from each of them."
+    ),
+    "temporal-dw-one-step": N_(
+        "your {name} is the share of one time step alone: w is used at every step, so its gradient "
+        "collects every step's share, as W_h's did in BPTT."
+    ),
+    "clip-per-array": N_(
+        "you clipped every array by its own norm; clip the global norm of all arrays together: one "
+        "factor, the same for every array."
+    ),
+    "clip-per-value": N_(
+        "you clipped every value into [-max_norm, max_norm], which turns the gradient; clip the "
+        "global norm instead: one factor, the same for every array."
+    ),
+    "clip-below-rescaled": N_(
+        "the global norm {norm} is already at most max_norm = {max_norm}, so the gradients must come "
+        "back unchanged; yours were rescaled to norm max_norm."
+    ),
+    "clip-norm-after": N_(
+        "{max_norm} is the norm after clipping; return the norm before it, {norm}."
+    ),
+}
+
+
+def _named(actual: Any, slips: Sequence[tuple[str, Any]]) -> tuple[str, str] | None:
+    """(key, code) of the first slip (key, what that slip gives) that `actual` equals (relative
+    error < 1e-8, any shape), or None."""
+    arr = plain_ndarray(actual)
+    if arr is None or arr.dtype.kind not in "biuf":
+        return None
+    mine = np.array(arr, dtype=np.float64)
+    if not np.all(np.isfinite(mine)):
+        return None
+    for key, wrong in slips:
+        wrong = np.asarray(wrong, dtype=np.float64)
+        if wrong.shape == mine.shape and np.all(np.isfinite(wrong)) and rel_error(mine, wrong) < 1e-8:
+            return key, key.partition(":")[0]
+    return None
+
+
+_DB_ONE_AXIS = "temporal-db-one-axis"
+
+
+def _stretch_slips(output: str, M: np.ndarray) -> list[tuple[str, Any]]:
+    eigenvalues = np.linalg.eigvals(M)
+    singular = np.linalg.svd(M, compute_uv=False)
+    if output == "rho":
+        real = eigenvalues.real
+        return [("stretch-real-part", np.max(real)), ("stretch-real-part", np.max(np.abs(real))),
+                ("stretch-swapped", singular[0])]
+    return [("stretch-frobenius", np.linalg.norm(M)), ("stretch-swapped", np.max(np.abs(eigenvalues))),
+            ("stretch-squared", singular[0] ** 2)]
+
+
+def _step_matrix_slips(output: str, Wh: np.ndarray, next_h: np.ndarray) -> list[tuple[str, Any]]:
+    s = 1.0 - next_h**2
+    return [("step-matrix-slope-after", Wh.T * s[None, :]), ("step-matrix-transposed", Wh * s[None, :]),
+            ("step-matrix-transposed", s[:, None] * Wh), ("step-matrix-no-slope", Wh.T)]
+
+
+def _embedding_slips(output: str, x: np.ndarray, dout: np.ndarray, V: int) -> list[tuple[str, Any]]:
+    buffered = np.zeros((V, dout.shape[-1]))
+    buffered[x] += dout
+    return [("embedding-buffered-add", buffered)]
+
+
+def _temporal_affine_slips(output: str, x: np.ndarray, w: np.ndarray, b: np.ndarray,
+                           dout: np.ndarray) -> list[tuple[str, Any]]:
+    if output == "db":  # summed over the batch only (one row per step), or over time only
+        return [(f"{_DB_ONE_AXIS}:{axis}", dout.sum(axis=axis)) for axis in (0, 1)]
+    if output == "dw":
+        return [("temporal-dw-one-step", x[:, t].T @ dout[:, t]) for t in (x.shape[1] - 1, 0)]
+    return []
+
+
+#: exercise -> its slips: fn(output, *inputs) -> [(code or code:detail, what that slip gives)].
+_SLIPS: dict[str, Callable[..., list[tuple[str, Any]]]] = {
+    "stretch_bounds": _stretch_slips,
+    "backward_step_matrix": _step_matrix_slips,
+    "word_embedding_backward": _embedding_slips,
+    "temporal_affine_backward": _temporal_affine_slips,
+}
+
+
+def check_output(exercise: str, output: str, actual: Any, expected: Any, inputs: Sequence[Any], *,
+                 label: str | None = None, tol: float = 1e-7, **hints: Any) -> CheckResult:
+    """Check `output` of the student's `exercise` (its value `actual`) against `expected` as
+    check_close does (✓/✗ line, hint, CheckFailed), naming the classic slip it equals, if any.
+
+    Inputs: exercise — "stretch_bounds" (output "rho" or "sigma_max"; inputs (M,)),
+    "backward_step_matrix" ("J"; (Wh, next_h)), "word_embedding_backward" ("dW"; (x, dout, V)) or
+    "temporal_affine_backward" ("dx", "dw" or "db"; (x, w, b, dout)); label — the line's name
+    (default `output`); tol and hints — as for check_close.
+    """
+    __tracebackhide__ = True
+    name = checked_name(label or output)
+    exp = np.array(expected, dtype=np.float64)
+    result, line = compare(name, actual, exp, tol=tol, args=hint_args(exp.shape, **hints))
+    if not result.passed:
+        with np.errstate(all="ignore"):
+            found = _named(actual, _SLIPS[exercise](output, *inputs))
+        if found is not None:
+            key, code = found
+            result = replace(result, hint=Hint(code, _(_MESSAGES[key]).format(name=f"{name}")))
+    report([(result, line)])
+    return result
+
+
+def check_bounds(rho: Any, sigma_max: Any, M: np.ndarray, label: str = "", tol: float = 1e-7) -> None:
+    """Your stretch_bounds' (rho, sigma_max) for the matrix M against torch.linalg's, naming the
+    classic slips (the Frobenius norm, the real parts, the two swapped, a square); `label` follows
+    each quantity's name."""
+    __tracebackhide__ = True
+    expected_rho, expected_sigma = torch_bounds(M)
+    check_output("stretch_bounds", "rho", rho, expected_rho, (M,), label=f"rho{label}", tol=tol)
+    check_output("stretch_bounds", "sigma_max", sigma_max, expected_sigma, (M,), label=f"sigma_max{label}",
+                 tol=tol)
 
 
 def step_problem(N: int, D: int, H: int, seed: int, scale: float = 1.0) -> dict[str, np.ndarray]:
@@ -216,42 +415,36 @@ def clipped_arrays(clipped: Any, what: str = "clip_gradients' clipped") -> dict[
 
 def check_clipped(clipped: Any, grads: dict[str, np.ndarray], factor: float, max_norm: float) -> None:
     """Every array of `clipped` must be `factor` times the one of `grads` (a copy taken before
-    the call)."""
+    the call). When the arrays are a classic clipping slip (per array, per value, rescaled below
+    max_norm), the first wrong line carries that hint alone, not one generic hint per array."""
     __tracebackhide__ = True
     clipped = clipped_arrays(clipped)
-    failed = []
-    for name, g in grads.items():
-        try:
-            check_close(f"clipped['{name}']", clipped.get(name), factor * g, tol=CLIP_TOL)
-        except CheckFailed as err:
-            failed.append(str(err))
-    if not failed:
-        return
-    hint = _clip_mistake(clipped, grads, factor, max_norm)
-    if hint:
-        print(_("    Clipping hint: {hint}").format(hint=hint))
-        failed.append(hint)
-    raise CheckFailed("; ".join(failed))
+    rows = [compare(f"clipped['{name}']", clipped.get(name), factor * g, tol=CLIP_TOL,
+                    args=hint_args(np.shape(g))) for name, g in grads.items()]
+    failed = [i for i, (result, _line) in enumerate(rows) if not result.passed]
+    if failed:
+        slip = _clip_mistake(clipped, grads, factor, max_norm)
+        if slip is not None:
+            rows = [(replace(result, hint=None), line) for result, line in rows]
+            first = failed[0]
+            rows[first] = (replace(rows[first][0], hint=slip), rows[first][1])
+    report(rows)
 
 
 def check_total_norm(total_norm: Any, norm: float, max_norm: float) -> None:
     """The total_norm returned must be the global norm `norm` of the gradients before clipping."""
     __tracebackhide__ = True
     value = as_float(total_norm, "clip_gradients' total_norm")  # one number
-    try:  # check_close reads the value itself (and refuses float32)
-        check_close(f"total_norm (global norm {norm:g}, max_norm {max_norm:g})", total_norm, norm)
-    except CheckFailed as err:
-        if norm > max_norm and np.isclose(value, max_norm):
-            hint = _("{max_norm} is the norm after clipping; return the norm before it, {norm}.").format(
-                max_norm=f"{max_norm:g}", norm=f"{norm:g}"
-            )
-            print(_("    Clipping hint: {hint}").format(hint=hint))
-            raise CheckFailed(f"{err} — {hint}") from None
-        raise
+    name = checked_name(f"total_norm (global norm {norm:g}, max_norm {max_norm:g})")
+    result, line = compare(name, total_norm, np.array(norm, dtype=np.float64), tol=1e-7, args=hint_args(()))
+    if not result.passed and norm > max_norm and np.isclose(value, max_norm):
+        message = _(_MESSAGES["clip-norm-after"]).format(max_norm=f"{max_norm:g}", norm=f"{norm:g}")
+        result = replace(result, hint=Hint("clip-norm-after", message))
+    report([(result, line)])
 
 
 def _clip_mistake(clipped: dict[str, np.ndarray], grads: dict[str, np.ndarray], factor: float,
-                  max_norm: float) -> str | None:
+                  max_norm: float) -> Hint | None:
     """clipped: a plain dict of float64 arrays (from clipped_arrays)."""
     def all_equal(expected):
         return all(
@@ -261,16 +454,12 @@ def _clip_mistake(clipped: dict[str, np.ndarray], grads: dict[str, np.ndarray], 
 
     norm = np.sqrt(sum(np.sum(g ** 2) for g in grads.values()))
     if factor == 1.0 and all_equal({k: g * (max_norm / norm) for k, g in grads.items()}):
-        return _("the global norm {norm} is already at most max_norm = {max_norm}, so the "
-                 "gradients must come back unchanged; yours were rescaled to norm max_norm.").format(
-            norm=f"{norm:.3g}", max_norm=f"{max_norm:g}"
-        )
+        message = _(_MESSAGES["clip-below-rescaled"]).format(norm=f"{norm:.3g}", max_norm=f"{max_norm:g}")
+        return Hint("clip-below-rescaled", message)
     if all_equal({k: np.clip(g, -max_norm, max_norm) for k, g in grads.items()}):
-        return _("you clipped every value into [-max_norm, max_norm]; clip the global norm "
-                 "instead: multiply all arrays by the same factor max_norm / total_norm.")
+        return Hint("clip-per-value", _(_MESSAGES["clip-per-value"]))
     if all_equal({k: g * min(1.0, max_norm / np.linalg.norm(g)) for k, g in grads.items()}):
-        return _("you clipped every array by its own norm; clip the global norm of all arrays "
-                 "together: one factor max_norm / total_norm for every array.")
+        return Hint("clip-per-array", _(_MESSAGES["clip-per-array"]))
     return None
 
 
