@@ -83,7 +83,7 @@ def _train_case(**change):
 POSITIVE = [
     ("two-layer-ds-no-onehot", _net_case("W2", onehot=False)),
     ("two-layer-no-relu-mask", _net_case("W1", mask=False)),
-    ("two-layer-dW2-from-z1", _net_case("W2", w2_input="z1")),
+    ("two-layer-dw2-from-z1", _net_case("W2", w2_input="z1")),
     ("train-uphill", _train_case(step=lambda p, g, lr: p + lr * g)),
     ("train-no-learning-rate", _train_case(step=lambda p, g, lr: p - g)),
     ("train-parameter-not-updated", _train_case(names=["W1", "W2"])),

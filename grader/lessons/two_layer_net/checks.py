@@ -46,7 +46,7 @@ HINT_CODES: dict[str, str] = {
     "example's own class missing from the scores' gradient (lesson 06).",
     "two-layer-no-relu-mask": "a two-layer net's dW1 with dh passed through the ReLU everywhere, "
     "unmasked (lesson 06).",
-    "two-layer-dW2-from-z1": "a two-layer net's dW2 built from the ReLU's input z1 instead of its "
+    "two-layer-dw2-from-z1": "a two-layer net's dW2 built from the ReLU's input z1 instead of its "
     "output h (lesson 06).",
     "train-uphill": "a training step that moves every parameter along its gradient, "
     "+learning_rate × gradient (lesson 06's train).",
@@ -67,7 +67,7 @@ SLIPS: dict[str, str] = {
         "your dW1 lets dh through the ReLU everywhere: a unit with z1 ≤ 0 outputs 0 whatever z1 "
         "is, so no gradient reaches its z1."
     ),
-    "two-layer-dW2-from-z1": N_(
+    "two-layer-dw2-from-z1": N_(
         "your dW2 is built from z1, the ReLU's input: the second layer multiplies h = max(0, z1) "
         "by W2, so h is what W2's gradient sees."
     ),
@@ -156,7 +156,7 @@ def check_net_gradient(name: str, got: Any, X: np.ndarray, y: np.ndarray, params
         slips.append(("two-layer-no-relu-mask",
                       lambda: _torch_net(params, X, y, reg, "no-mask")["grads"]["W1"]))
     if name == "W2":
-        slips.append(("two-layer-dW2-from-z1", lambda: parts["z1"].T @ parts["ds"] + reg * params["W2"]))
+        slips.append(("two-layer-dw2-from-z1", lambda: parts["z1"].T @ parts["ds"] + reg * params["W2"]))
     _check(f"d{name}", got, expected, slips, **context)
 
 
