@@ -4,6 +4,7 @@ __course__ = "backprop-course"  # the lessons' bootstrap cell recognises this to
 
 import sys as _sys
 
+from . import figure_text as _figure_text
 from . import trusted as _trusted
 from .by_hand import AutogradForbidden, ForbiddenCall, by_hand, count_calls, forbid_calls, forward_first
 from .checks import CheckResult, check_close, check_gradient, check_layer
@@ -53,6 +54,9 @@ __all__ = [
     "tr",
     "verify_environment",
 ]
+
+# In a kernel, every figure a lesson displays is described in words (grader.figure_text).
+_figure_text.install()
 
 # From here on, rebinding numpy's, math's, the builtins' or the toolkit's functions is reported
 # by every check (grader.trusted.verify_environment).
