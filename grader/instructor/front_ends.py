@@ -29,6 +29,7 @@ from pathlib import Path
 import nbformat
 
 from grader.instructor.course_layout import REPO
+from grader.instructor.diagram_text import with_diagram_text, without_diagram_text
 from grader.lab import release_notebook
 
 REPOSITORY = "backprop-course/backprop-course"
@@ -216,12 +217,16 @@ def _bootstrap_cell(language: str) -> nbformat.NotebookNode:
 
 def released(nb: nbformat.NotebookNode, lesson: str, language: str = "en") -> nbformat.NotebookNode:
     """`nb` (a lesson of `course/`, or an edition of it) as students get it, changed in place: the
-    open line under the title of its first (markdown) cell, and the bootstrap cell of `language`
-    as its first code cell, right after the title (an older one is replaced). Idempotent."""
+    open line under the title of its first (markdown) cell, each Mermaid diagram told in words
+    (`diagram_text`), and the bootstrap cell of `language` as its first code cell, right after
+    the title (an older one is replaced). Idempotent."""
     title = nb.cells[0]
     if title.cell_type != "markdown":
         raise ValueError(f"{lesson}: the first cell is not the title (markdown) cell")
     title.source = with_open_line(title.source, lesson, language)
+    for cell in nb.cells:
+        if cell.cell_type == "markdown":
+            cell.source = with_diagram_text(cell.source, language)
     nb.cells = [c for c in nb.cells if c.get("id") != "bootstrap"]
     nb.cells.insert(1, _bootstrap_cell(language))
     return nb
@@ -232,6 +237,9 @@ def source_only(nb: nbformat.NotebookNode) -> bool:
     before = nbformat.writes(nb)
     if nb.cells[0].cell_type == "markdown":
         nb.cells[0].source = without_open_line(nb.cells[0].source)
+    for cell in nb.cells:
+        if cell.cell_type == "markdown":
+            cell.source = without_diagram_text(cell.source)
     nb.cells = [c for c in nb.cells if c.get("id") != "bootstrap"]
     return nbformat.writes(nb) != before
 

@@ -40,6 +40,7 @@ from nbgrader.utils import is_grade, is_locked, is_solution
 
 from grader.instructor import front_ends
 from grader.instructor.course_layout import assignments
+from grader.instructor.diagram_text import with_diagram_text, without_diagram_text
 from grader.instructor.grading import cell_names
 from grader.instructor.messages import FIXED_DATE
 
@@ -215,7 +216,7 @@ def units(nb: nbformat.NotebookNode) -> list[Unit]:
             continue
         if cell.cell_type == "markdown":
             text = front_ends.without_open_line(cell.source) if index == 0 else cell.source
-            found.append(Unit(cell.id, "markdown", text))
+            found.append(Unit(cell.id, "markdown", without_diagram_text(text)))
             continue
         found += _code_units(cell, code_fragments(cell.source))
     return found
@@ -501,7 +502,8 @@ def _translated(cell, index: int, catalog: Catalog, lesson: str, language: str) 
         if index == 0:
             english = front_ends.without_open_line(cell.source)
             return front_ends.with_open_line(catalog.get(english, context=cell.id).string, lesson, language)
-        return catalog.get(cell.source, context=cell.id).string
+        english = without_diagram_text(cell.source)
+        return with_diagram_text(catalog.get(english, context=cell.id).string, language)
     source = cell.source
     for _kind, start, end in reversed(code_fragments(source)):
         source = source[:start] + catalog.get(source[start:end], context=cell.id).string + source[end:]
