@@ -30,6 +30,7 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from matplotlib.ticker import LogLocator, MaxNLocator, NullLocator
 
+from .. import figure_text
 from ..i18n import N_
 from ..i18n import lesson_text as _
 from ..referees import referee_all
@@ -107,6 +108,7 @@ class LiveFigure(LiveControls):
             text = f"<b>✗</b> {html.escape(str(why))}"
         buf = io.BytesIO()
         self.fig.savefig(buf, format="png", dpi=self.dpi, pil_kwargs={"compress_level": 1})
+        self.alt = figure_text.describe(self.fig)
         return buf.getvalue(), text
 
     def png(self) -> bytes:

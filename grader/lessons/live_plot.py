@@ -5,7 +5,8 @@ shows two things:
 
 1. a static PNG of ``draw(**defaults)``, a plain cell output: it is what a notebook opened
    without a kernel (GitHub, nbconvert HTML, the rendered ``solutions/``) shows;
-2. the sliders and an ``Output`` widget under them; moving a slider (on release:
+2. the sliders, the plot in words (`readout`, also each picture's alt text: computed from the
+   figure by ``grader.figure_text``) and an ``Output`` widget under them; moving a slider (on release:
    ``continuous_update`` is switched off, since a redraw may train a model) draws
    ``draw(**current values)`` into that Output.
 
@@ -18,12 +19,14 @@ PNG bytes: the same in every front end, without ipympl. The controls -> redraw m
 
 from __future__ import annotations
 
+import html
 import io
 from collections.abc import Callable, Mapping
 
 import ipywidgets as widgets
 from matplotlib.figure import Figure
 
+from .. import figure_text
 from ..i18n import N_
 from ..i18n import lesson_text as _
 from ..referees import referee_all
@@ -66,12 +69,18 @@ class SliderPlot(LiveControls):
         self.draw = draw
         self.dpi = dpi
         self.caption = widgets.HTML(f"<i>{_(caption)}</i>")
+        #: The plot in words, for the controls' current values (grader.figure_text).
+        self.readout = widgets.HTML()
+        self.readout.add_class("plot-in-words")
         self.output = self.area.widget
-        self._make_box([self.caption])
+        self._make_box([self.caption, self.readout])
 
     def png(self) -> bytes:
-        """The plot for the controls' current values."""
-        return figure_png(self.draw(**self.values()), dpi=self.dpi)
+        """The plot for the controls' current values; the readout and the alt text say it in words."""
+        fig = self.draw(**self.values())
+        self.alt = figure_text.describe(fig)
+        self.readout.value = html.escape(self.alt)
+        return figure_png(fig, dpi=self.dpi)
 
 
 referee_all(globals())

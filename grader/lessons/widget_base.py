@@ -43,23 +43,30 @@ def widget_bundle(widget: widgets.Widget) -> dict[str, Any]:
     return {"text/plain": repr(widget), "application/vnd.jupyter.widget-view+json": view}
 
 
+def _alt_metadata(alt: str) -> dict[str, Any] | None:
+    """Output metadata giving a PNG its text alternative (what nbconvert's HTML uses as alt)."""
+    return {"image/png": {"alt": alt}} if alt else None
+
+
 class OutputArea:
     """The live picture inside an ``Output`` widget under the controls."""
 
     def __init__(self) -> None:
         self.widget: widgets.Output | None = widgets.Output()
 
-    def display(self, show_controls: Callable[[], None], png: bytes) -> None:
-        """Show the static picture, then the controls (whose box holds the Output)."""
-        display(Image(data=png))
+    def display(self, show_controls: Callable[[], None], png: bytes, alt: str = "") -> None:
+        """Show the static picture (`alt`: its text alternative), then the controls (whose box holds
+        the Output)."""
+        display(Image(data=png), metadata=_alt_metadata(alt))
         show_controls()
 
-    def show(self, png: bytes, label: str) -> None:
-        """Replace the Output's picture; `label` is its text/plain form."""
+    def show(self, png: bytes, label: str, alt: str = "") -> None:
+        """Replace the Output's picture; `label` is its text/plain form, `alt` its text alternative."""
         data = base64.b64encode(png).decode("ascii")
         # Setting `outputs` works from a widget callback and without a kernel alike.
+        picture = {"image/png": data, "text/plain": label}
         self.widget.outputs = (
-            {"output_type": "display_data", "data": {"image/png": data, "text/plain": label}, "metadata": {}},
+            {"output_type": "display_data", "data": picture, "metadata": _alt_metadata(alt) or {}},
         )
 
 
@@ -70,15 +77,15 @@ class InPlaceArea:
         self.widget: widgets.Output | None = None
         self.handle: Any = None  # the DisplayHandle, once shown
 
-    def display(self, show_controls: Callable[[], None], png: bytes) -> None:
+    def display(self, show_controls: Callable[[], None], png: bytes, alt: str = "") -> None:
         """Show the controls, then the picture as an output of its own that `show` replaces."""
         show_controls()
-        self.handle = display(Image(data=png), display_id=True)
+        self.handle = display(Image(data=png), display_id=True, metadata=_alt_metadata(alt))
 
-    def show(self, png: bytes, label: str) -> None:
+    def show(self, png: bytes, label: str, alt: str = "") -> None:
         """Replace the displayed picture (nothing to do before it is displayed)."""
         if self.handle is not None:
-            self.handle.update(Image(data=png))
+            self.handle.update(Image(data=png), metadata=_alt_metadata(alt))
 
 
 class LiveControls:
@@ -103,6 +110,8 @@ class LiveControls:
             raise ValueError(f"{type(self).__name__} needs at least one control, e.g. lr=FloatSlider()")
         self.area = area
         self.redraws = 0
+        #: The picture in words (grader.figure_text), set by `png()` where a subclass can tell it.
+        self.alt = ""
         for control in self.controls.values():
             if hasattr(control, "continuous_update"):
                 control.continuous_update = continuous_update
@@ -134,7 +143,7 @@ class LiveControls:
 
     def show(self, png: bytes) -> None:
         """Put `png` into the picture area and count the redraw."""
-        self.area.show(png, f"<plot for {self.values()}>")
+        self.area.show(png, f"<plot for {self.values()}>", self.alt)
         self.redraws += 1
 
     def _on_change(self, change: Any) -> None:
@@ -149,7 +158,8 @@ class LiveControls:
             self.box._handle_displayed()
 
     def _ipython_display_(self) -> None:
-        self.area.display(self._show_controls, self.png())  # the default state, kept in the saved notebook
+        png = self.png()  # the default state, kept in the saved notebook
+        self.area.display(self._show_controls, png, self.alt)
 
 
 referee_all(globals())

@@ -83,7 +83,7 @@ class FakeHandle:
     def __init__(self):
         self.images = []
 
-    def update(self, obj):
+    def update(self, obj, metadata=None):
         self.images.append(obj.data)
 
 

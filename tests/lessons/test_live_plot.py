@@ -56,6 +56,16 @@ def test_controls_update_on_release_and_redraw_into_the_output():
     assert calls[-1] == (0.5, 5) and len(p.output.outputs) == 1  # replaced, not appended
 
 
+def test_every_picture_is_told_in_words_beside_it_and_as_its_alt_text():
+    n = widgets.IntSlider(value=3, min=2, max=10)
+    p = SliderPlot(line, n=n)
+    n.value = 5
+    (out,) = p.output.outputs
+    words = "One plot: line 1: 5 points, from 0 at 0 to 4 at 4."
+    assert out["metadata"] == {"image/png": {"alt": words}}
+    assert p.readout.value == words and p.readout in p.box.children
+
+
 def test_controls_can_be_given_as_a_mapping():
     p = SliderPlot(line, {"a": widgets.FloatSlider(value=2.0)})
     assert p.values() == {"a": 2.0}

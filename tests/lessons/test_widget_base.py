@@ -27,7 +27,7 @@ class FakeHandle:
     def __init__(self):
         self.images = []
 
-    def update(self, obj):
+    def update(self, obj, metadata=None):
         self.images.append(obj.data)
 
 
@@ -36,7 +36,7 @@ def shown(monkeypatch):
     """What `display` was called with: (object, raw) pairs; display_id=True returns a FakeHandle."""
     calls = []
 
-    def fake_display(obj, raw=False, display_id=None):
+    def fake_display(obj, raw=False, display_id=None, metadata=None):
         calls.append((obj, raw))
         return FakeHandle() if display_id else None
 
