@@ -324,7 +324,8 @@ def no_step(a: np.ndarray, ctx: HintContext) -> Hint | None:
         "optim-no-step",
         _("{who} does not move the weights at call {calls} of {count}: next_w equals the w it was given, "
           "a step of exactly 0. A factor of the step is zero, or its denominator is infinite (a bias "
-          "correction 1 − beta**t taken at t = 0 is 0, and dividing by it makes v_hat infinite). Print "
+          "correction computed before t is counted up can be 0, and dividing by it makes v_hat "
+          "infinite). Print "
           "that step, next_w − w, and the factors it is made of.").format(
               who=ctx.who, calls=", ".join(map(str, still)), count=len(a)),
     )
