@@ -8,6 +8,10 @@ test_trace_dx (2), test_trace_dy (1), test_circuit_forward (1), test_circuit_bac
 test_circuit_backward_y (1), test_circuit_tangent_seeds (2), test_circuit_tangent_direction (1),
 test_neuron_tangent (2), test_forward_mode_gradient (1).
 
+circuit_backward's checks compare with PyTorch within rounding_margin (float64 rounding at that point,
+grader.lessons.derivatives.checks): every correct formulation below keeps full marks, saturated tanh
+included (the hidden tests hold points with c from 5.7 to 19.4), and no finite difference does.
+
 Each alternative replaces one solution cell and runs with the other cells of the instructor
 solution, so an alternative `circuit_forward` keeps the cache keys that the solution's
 `circuit_backward` reads ("x", "y", "a", "b", "d"), and an alternative `circuit_backward`
@@ -116,6 +120,17 @@ def relu_neuron_backward(df, cache):
         },
         "must_fail": ["test_relu_neuron_off"],
         "message": "The ReLU is off here",
+    },
+    {
+        # The notebook's x = 2 and w = 3 instead of the cache: right at the worked example only.
+        "name": "relu neuron backward reads the notebook's x and w",
+        "cells": {"relu_neuron_backward": """\
+def relu_neuron_backward(df, cache):
+    dz = df if cache["z"] > 0 else 0.0
+    return dz * w, dz * x, dz
+"""},
+        "must_fail": ["test_relu_neuron_on"],
+        "message": "read w from the cache",
     },
     {
         "name": "relu neuron: x and w swapped in the product rule",
@@ -362,7 +377,8 @@ _BACKWARD = ["test_circuit_backward_x", "test_circuit_backward_y"]
 _PYTORCH = "PyTorch is the referee of the checks, not the answer"
 MISTAKES += [
     {
-        # Nudging written out inside circuit_backward: 1e-11 to 1e-9 from PyTorch, above the 1e-12 bar.
+        # Nudging written out inside circuit_backward: 1e-11 to 1e-9 from PyTorch, a hundred times the
+        # margin of float64 rounding or more.
         "name": "circuit backward by a centred difference written inside it",
         "cells": {"circuit_backward": """\
 def circuit_backward(dL, cache):
@@ -380,6 +396,29 @@ def circuit_backward(dL, cache):
     dx = (circuit_forward(x + h, y)[0] - circuit_forward(x - h, y)[0]) / (2 * h)
     dy = (circuit_forward(x, y + h)[0] - circuit_forward(x, y - h)[0]) / (2 * h)
     return dL * dx, dL * dy
+"""},
+        "must_fail": _BACKWARD,
+    },
+    *[{
+        # The same at the ends of the range of steps: truncation (1e-3) or round-off (1e-8) dominates.
+        "name": f"circuit backward by a centred difference, h = {h}",
+        "cells": {"circuit_backward": f"""\
+def circuit_backward(dL, cache):
+    x, y, h = cache["x"], cache["y"], {h}
+    L = lambda x, y: math.tanh(x * y * (x + y)) + x
+    return dL * (L(x + h, y) - L(x - h, y)) / (2 * h), dL * (L(x, y + h) - L(x, y - h)) / (2 * h)
+"""},
+        "must_fail": _BACKWARD,
+        "message": "as close as nudging gets",
+    } for h in ("1e-3", "1e-8")],
+    {
+        # A forward difference: about 1e-8 from PyTorch at its best step.
+        "name": "circuit backward by a forward difference, h = 1e-8",
+        "cells": {"circuit_backward": """\
+def circuit_backward(dL, cache):
+    x, y, h = cache["x"], cache["y"], 1e-8
+    L = lambda x, y: math.tanh(x * y * (x + y)) + x
+    return dL * (L(x + h, y) - L(x, y)) / h, dL * (L(x, y + h) - L(x, y)) / h
 """},
         "must_fail": _BACKWARD,
     },
@@ -478,7 +517,8 @@ df_dx = df_du * w
         "message_cells": ["test_neuron_add", "test_neuron_multiply"],
     },
     {
-        # The same slip, the later nodes typed as the right numbers: only the gate's point is lost.
+        # The same slip, the later nodes typed as the right numbers: only the gate's point is lost, and
+        # the check names the slip (the open gate), not the toolkit's general hint for a zero array.
         "name": "neuron by hand: the gate taken as shut, the later nodes right",
         "cells": {"neuron_trace": """\
 df_dz = 0.0
@@ -488,6 +528,7 @@ df_dw = 2.0
 df_dx = 3.0
 """},
         "must_fail": ["test_neuron_gate"],
+        "message": "The gate is open here",
     },
     {
         # A slip that is not 0: the later nodes are right from it, and keep their points.
@@ -529,10 +570,53 @@ dL_dy = 1.0753
     },
 ]
 
-# Correct closed forms of circuit_backward, each its own way: all within the 1e-12 bar.
+# Correct closed forms of circuit_backward, each its own way: all within float64 rounding's margin, at
+# the saturated points of the hidden tests too.
 MISTAKES += [
     {"name": f"circuit backward closed form: {label}", "cells": {"circuit_backward": code}, "must_fail": []}
     for label, code in [
+        ("1 - tanh(c)^2 with math, c expanded as x^2 y + x y^2", """\
+def circuit_backward(dL, cache):
+    x, y = cache["x"], cache["y"]
+    t = math.tanh(x**2 * y + x * y**2)
+    s = 1 - t**2
+    return dL * (1 + s * (2 * x * y + y**2)), dL * s * (x**2 + 2 * x * y)
+"""),
+        ("tanh from exp: (e^2c - 1) / (e^2c + 1)", """\
+def circuit_backward(dL, cache):
+    x, y, a, b = cache["x"], cache["y"], cache["a"], cache["b"]
+    e = math.exp(2 * a * b)
+    d = (e - 1) / (e + 1)
+    dc = dL * (1 - d * d)
+    return dL + dc * b * y + dc * a, dc * b * x + dc * a
+"""),
+        ("sech^2 = 4 / (e^c + e^-c)^2, with numpy", """\
+def circuit_backward(dL, cache):
+    x, y, a, b = cache["x"], cache["y"], cache["a"], cache["b"]
+    c = a * b
+    s = float(4 / (np.exp(c) + np.exp(-c)) ** 2)
+    return dL * (1 + s * (b * y + a)), dL * s * (b * x + a)
+"""),
+        ("sinh^2 / cosh^2 subtracted from 1", """\
+def circuit_backward(dL, cache):
+    x, y, a, b = cache["x"], cache["y"], cache["a"], cache["b"]
+    c = a * b
+    s = 1 - math.sinh(c) ** 2 / math.cosh(c) ** 2
+    return dL + dL * s * b * y + dL * s * a, dL * s * b * x + dL * s * a
+"""),
+        ("forward mode inside: two tangent passes, times dL", """\
+def circuit_backward(dL, cache):
+    x, y = cache["x"], cache["y"]
+
+    def tangent(tx, ty):
+        a, ta = x * y, tx * y + x * ty
+        b, tb = x + y, tx + ty
+        c, tc = a * b, ta * b + a * tb
+        d = np.tanh(c)
+        return (1 - d**2) * tc + tx
+
+    return dL * tangent(1.0, 0.0), dL * tangent(0.0, 1.0)
+"""),
         ("(1 - d)(1 + d), paths in one line each", """\
 def circuit_backward(dL, cache):
     x, y, a, b, d = cache["x"], cache["y"], cache["a"], cache["b"], cache["d"]

@@ -303,6 +303,44 @@ def tanh_backward(dout, cache):
         "must_fail": [],
     },
     {
+        # Equivalent, not a mistake: tanh(x) = 1 - 2 sigmoid(-2x), the other choice of constants,
+        # and the slope 4 sigmoid'(-2x). Where tanh saturates it rounds differently from PyTorch
+        # (the sigmoid near 0, not near 1): the hidden tests' points must still give it full marks.
+        "name": "tanh_from_sigmoid as 1 - 2 sigmoid(-2x) (equivalent)",
+        "cells": {
+            "tanh_from_sigmoid_forward": '''\
+def tanh_from_sigmoid_forward(x):
+    s, cache = sigmoid_forward(-2.0 * x)
+    return 1.0 - 2.0 * s, cache
+''',
+            "tanh_from_sigmoid_backward": '''\
+def tanh_from_sigmoid_backward(dout, cache):
+    return 4.0 * sigmoid_backward(dout, cache)
+''',
+        },
+        "must_fail": [],
+    },
+    {
+        # Equivalent, not a mistake: the cache is tanh's output, and the sigmoid's cache (its own
+        # output, s = (1 + tanh) / 2) is rebuilt from it. Its round-off where tanh saturates is
+        # yet another; full marks on the hidden tests' points too.
+        "name": "tanh_from_sigmoid caching the tanh output (equivalent)",
+        "cells": {
+            "tanh_from_sigmoid_forward": '''\
+def tanh_from_sigmoid_forward(x):
+    s, _ = sigmoid_forward(2.0 * x)
+    out = 2.0 * s - 1.0
+    return out, out
+''',
+            "tanh_from_sigmoid_backward": '''\
+def tanh_from_sigmoid_backward(dout, cache):
+    ds = sigmoid_backward(2.0 * dout, (1.0 + cache) / 2.0)
+    return 2.0 * ds
+''',
+        },
+        "must_fail": [],
+    },
+    {
         # Operands of the outer product swapped: (M, D) instead of (D, M).
         "name": "affine_single_backward: dw = outer(dout, x)",
         "cells": {"affine_single_backward": """\

@@ -6,6 +6,7 @@ import math
 import numpy as np
 import pytest
 
+from grader import CheckFailed
 from grader.lessons.chain_rule import checks as cr
 
 
@@ -95,3 +96,33 @@ def test_the_tanh_slope_forgotten_is_named():
         table = cr.circuit_tangent_mistakes(which, x, y, grads, values)
         assert any(abs(value - unscaled[which]) < 1e-12 and "local slope is missing" in text
                    for value, text in table)
+
+
+def test_a_known_mistake_replaces_the_general_hint(capsys):
+    """df_dz = 0 in the hand trace: the open gate is named, not the toolkit's hint for a zero array."""
+    expected, mistakes = cr.neuron_step("df_dz", 1.0)
+    cr.check_number("df_dz", 1.0, expected, mistakes, tol=5e-4)
+    with pytest.raises(CheckFailed, match="The gate is open here"):
+        cr.check_number("df_dz", 0.0, expected, mistakes, tol=5e-4)
+    out = capsys.readouterr().out
+    assert "✗ df_dz" in out and "The gate is open here" in out and "np.zeros" not in out
+    with pytest.raises(CheckFailed, match="df_dz"):       # a value no known mistake gives: the general line
+        cr.check_number("df_dz", 0.3, expected, mistakes, tol=5e-4)
+
+
+def test_the_notebooks_x_and_w_are_named_away_from_the_worked_example():
+    table = cr.neuron_backward_mistakes(0.5, 1.5, -2.0, 4.0)
+    assert any(value == 1.5 and "read w from the cache" in text for value, text in table["dx"])
+    assert any(value == 1.0 and "read x from the cache" in text for value, text in table["dw"])
+    assert _far(-1.0, table["dx"]) and _far(0.75, table["dw"]) and _far(0.5, table["db"])
+    worked = cr.neuron_backward_mistakes(0.5, 2.0, 3.0, -4.0)
+    assert not any("from the cache" in text for value, text in worked["dx"] + worked["dw"])
+
+
+def test_the_circuit_checks_use_lesson_01s_rounding_margin():
+    """One margin for one circuit (grader.lessons.rounding; measured in test_derivatives_checks.py)."""
+    from grader.lessons import rounding
+    from grader.lessons.derivatives import checks as dc
+    assert cr.rounding_margin is dc.rounding_margin is rounding.rounding_margin
+    assert cr.rounding_tol is dc.rounding_tol is rounding.rounding_tol
+    assert cr.paths_into_x(0.7, 0.2, 1.2, 0.5) == pytest.approx((0.35, 0.2, 1.0), rel=1e-8)

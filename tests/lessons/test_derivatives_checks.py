@@ -1,6 +1,7 @@
 """Lesson 01's visible checks (grader.lessons.derivatives.checks): right values pass, known
 mistakes fail with their hint."""
 
+import math
 import re
 
 import numpy as np
@@ -149,3 +150,105 @@ def test_gradient_check_mistakes_are_named(capsys, size, reduce, words):
     with pytest.raises(CheckFailed, match=re.escape(words)):
         dc.check_gradient_check(_verdict_rule(size, reduce))
     assert words in capsys.readouterr().out
+
+
+# rounding_margin: the bar of grad_L's checks (and of lesson 02's circuit_backward). Every correct
+# formulation stays far inside it, saturated tanh included; every finite difference falls outside
+# it at the points the visible checks use, whatever its step.
+_EPS = np.finfo(np.float64).eps
+
+
+def _torch_grads(x, y, dL=1.0):
+    torch = pytest.importorskip("torch")
+    tx = torch.tensor(x, dtype=torch.float64, requires_grad=True)
+    ty = torch.tensor(y, dtype=torch.float64, requires_grad=True)
+    (torch.tanh(tx * ty * (tx + ty)) + tx).backward(torch.tensor(dL, dtype=torch.float64))
+    return tx.grad.item(), ty.grad.item()
+
+
+def _by_slope(slope):
+    """(dL/dx, dL/dy) times dL, with tanh's slope at c written by `slope(x, y)`."""
+    def grads(dL, x, y):
+        s = slope(x, y)
+        a, b = x * y, x + y
+        return dL * (1 + s * (b * y + a)), dL * s * (b * x + a)
+    return grads
+
+
+def _expanded(dL, x, y):
+    t = np.tanh(x**2 * y + x * y**2)
+    s = (1 - t) * (1 + t)
+    return float(dL * (s * (2 * x * y + y**2) + 1)), float(dL * s * (x**2 + 2 * x * y))
+
+
+def _tangents(dL, x, y):
+    def run(tx, ty):
+        a, ta = x * y, tx * y + x * ty
+        b, tb = x + y, tx + ty
+        c, tc = a * b, ta * b + a * tb
+        d = math.tanh(c)
+        return (1 - d**2) * tc + tx
+    return dL * run(1.0, 0.0), dL * run(0.0, 1.0)
+
+
+def _c(x, y):
+    return x * y * (x + y)
+
+
+_CORRECT = {
+    "1 - tanh^2 (math)": _by_slope(lambda x, y: 1 - math.tanh(_c(x, y)) ** 2),
+    "1 / cosh^2": _by_slope(lambda x, y: 1 / math.cosh(_c(x, y)) ** 2),
+    "(1 - t)(1 + t), c expanded, numpy": _expanded,
+    "tanh from exp(2c)": _by_slope(lambda x, y: 1 - (1 - 2 / (math.exp(2 * _c(x, y)) + 1)) ** 2),
+    "4 / (e^c + e^-c)^2": _by_slope(lambda x, y: 4 / (math.exp(_c(x, y)) + math.exp(-_c(x, y))) ** 2),
+    "1 - sinh^2 / cosh^2": _by_slope(lambda x, y: 1 - math.sinh(_c(x, y)) ** 2 / math.cosh(_c(x, y)) ** 2),
+    "2 / (cosh 2c + 1)": _by_slope(lambda x, y: 2 / (math.cosh(2 * _c(x, y)) + 1)),
+    "forward mode": _tangents,
+}
+
+
+def _points():
+    rng = np.random.default_rng(37)
+    fixed = [(1.2, 0.5), (-1.2, 0.7), (0.5, 1.4), (2.0, -3.0), (1.5, 1.5), (1.8, -2.9), (2.5, 1.0),
+             (-2.0, -1.5), (2.5, 1.8), (1.0, -1.0), (1e-3, -2e-3)]
+    return fixed + [tuple(map(float, p)) for p in rng.uniform(-3, 3, size=(150, 2))]
+
+
+def test_every_correct_formulation_is_far_inside_the_rounding_margin():
+    for x, y in _points():
+        for dL in (1.0, -0.6, 2.5):
+            want = _torch_grads(x, y, dL)
+            margin = dc.rounding_margin(x, y, dL)
+            for name, grads in _CORRECT.items():
+                for got, ref in zip(grads(dL, x, y), want, strict=True):
+                    assert abs(got - ref) < margin / 10, (name, x, y, dL, abs(got - ref), margin)
+
+
+@pytest.mark.parametrize("kind", ["centred", "forward"])
+def test_no_finite_difference_reaches_the_rounding_margin(kind):
+    def L(x, y):
+        return math.tanh(_c(x, y)) + x
+
+    # the visible points of lesson 01 (grad_L) and lesson 02 (circuit_backward)
+    for points in ([(0.5, 1.4, 1.0)], [(1.2, 0.5, 1.0), (-1.2, 0.7, -2.0)]):
+        for h in np.logspace(-8, -3, 21) if kind == "centred" else np.logspace(-10, -3, 15):
+            for i in (0, 1):
+                worst = 0.0
+                for x, y, dL in points:
+                    up, down = [x, y], [x, y]
+                    up[i] += h
+                    if kind == "centred":
+                        down[i] -= h
+                    nudged = dL * (L(*up) - L(*down)) / (2 * h if kind == "centred" else h)
+                    worst = max(worst, abs(nudged - _torch_grads(x, y, dL)[i]) / dc.rounding_margin(x, y, dL))
+                assert worst > 40, (kind, h, i, points, worst)
+
+
+def test_rounding_margin_on_arrays_and_its_relative_tolerance():
+    x, y = np.array([[0.5, -1.0], [2.0, 0.1]]), np.array([[1.4, 0.3], [1.5, -0.2]])
+    margins = dc.rounding_margin(x, y)
+    assert margins.shape == (2, 2)
+    assert margins[0, 0] == pytest.approx(dc.rounding_margin(0.5, 1.4))
+    assert dc.rounding_margin(0.5, 1.4, -2.0) == pytest.approx(2 * dc.rounding_margin(0.5, 1.4))
+    assert dc.rounding_tol(0.5, 1.4, 1.0, 1.5) == pytest.approx(dc.rounding_margin(0.5, 1.4) / 3.0)
+    assert dc.rounding_margin(0.0, 0.0) == pytest.approx(16 * _EPS)

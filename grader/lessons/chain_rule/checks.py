@@ -4,7 +4,7 @@ The check cells of lesson 02 read their expected values and their mistake tables
 so that the code a student reads before solving shows neither the local derivatives nor the
 way the paths combine. Every function takes plain numbers (the check cells read student values
 through the trusted path first) and returns plain floats and (value, hint) pairs, which the
-lesson's `check_numbers` compares.
+lesson's `check_numbers` compares through `check_number`.
 """
 
 from __future__ import annotations
@@ -14,19 +14,25 @@ from collections.abc import Callable, Mapping
 
 import numpy as np
 
+from ...checks import checked_name, compare, report
 from ...errors import CheckFailed
 from ...i18n import N_
 from ...i18n import lesson_text as _
 from ...numgrad import rel_error
 from ...referees import referee_all
+from ...report_lines import emit, hint_line
+from ..rounding import rounding_margin, rounding_tol
 
 __all__ = [
-    "CIRCUIT_TOL",
+    "check_number",
     "circuit_backward_mistakes",
     "circuit_tangent_mistakes",
     "neuron_backward_mistakes",
     "neuron_step",
     "neuron_tangent_expected",
+    "paths_into_x",
+    "rounding_margin",
+    "rounding_tol",
     "trace_step",
 ]
 
@@ -35,14 +41,42 @@ _OVERWRITE = N_("did an `=` overwrite it where `+=` should add?")
 _NO_TANH_SLOPE = N_("The tanh node's local slope is missing: what crosses d = tanh(c) is multiplied by "
                     "the slope of tanh at c.")
 
-#: The bar of circuit_backward's checks: every closed form reaches it (PyTorch and the rules round
-#: alike, to about 1e-14), a centred difference does not (about 1e-11 to 1e-9 at any nudge h).
-CIRCUIT_TOL = 1e-12
 
 #: The upstream gradients each node of the two hand traces is computed from.
 _UPSTREAM = {"df_dz": (), "df_du": ("df_dz",), "df_db": ("df_dz",), "df_dw": ("df_du",), "df_dx": ("df_du",),
              "dL_dd": (), "dL_dc": ("dL_dd",), "dL_da": ("dL_dc",), "dL_db": ("dL_dc",),
              "dL_dx": ("dL_da", "dL_db"), "dL_dy": ("dL_da", "dL_db")}
+
+
+def check_number(name: str, yours: float, expected: float, mistakes: Mistakes = (),
+                 tol: float = 1e-7) -> None:
+    """One number of a check cell: yours (a plain float, read through the trusted path) against
+    expected, to the relative error tol; prints its ✓/✗ line. When yours is wrong and equals
+    (relative error below max(tol, 1e-6)) the value of a known mistake, the ✗ line carries that
+    mistake's hint instead of the toolkit's generic one (which speaks of arrays and `+=`, not of a
+    hand trace). Raises CheckFailed when wrong: its message is the name, with the hint in
+    parentheses when a mistake was recognised."""
+    __tracebackhide__ = True
+    name = checked_name(name)
+    result, line = compare(name, yours, np.float64(expected), tol=tol)
+    if not result.passed:
+        for wrong, hint in mistakes:
+            if rel_error(yours, float(wrong)) < max(tol, 1e-6):
+                emit([line, hint_line(hint, None)], [(None, hint)])
+                raise CheckFailed(f"{name} ({hint})", results=[result])
+    try:
+        report([(result, line)])
+    except CheckFailed:
+        raise CheckFailed(name, results=[result]) from None
+
+
+def paths_into_x(dL_da: float, dL_db: float, x: float, y: float) -> tuple[float, float, float]:
+    """The three contributions to ∂L/∂x in the circuit of section 2 at (x, y), from your dL_da and
+    dL_db (plain numbers): via a = x·y, via b = x + y, and along the direct edge of L = d + x, each
+    local slope measured by nudging x in that one node, as the checks of Exercise 3 do."""
+    d = _circuit(x, y)["d"]
+    return (dL_da * _slope(lambda x_: x_ * y, x), dL_db * _slope(lambda x_: x_ + y, x),
+            _slope(lambda x_: d + x_, x))
 
 
 def _judged(node: str, own: tuple[float, Mistakes], right: float, up: Mapping[str, float],
@@ -116,9 +150,11 @@ def _neuron_step(node: str, upstream: float) -> tuple[float, Mistakes]:
 
 
 def neuron_backward_mistakes(df: float, x: float, w: float, b: float) -> dict[str, Mistakes]:
-    """Known mistakes of relu_neuron_backward(df, cache of (x, w, b)), for dx, dw and db."""
+    """Known mistakes of relu_neuron_backward(df, cache of (x, w, b)), for dx, dw and db; away from
+    the worked example (x = 2, w = 3, b = −4), also the answer that reads that example's x and w
+    from the notebook's variables instead of from the cache."""
     if w * x + b > 0:
-        return {
+        table = {
             "dx": [(df * x, _("That is df · x. In u = w·x, what does a nudge of x get multiplied by?")),
                    (w, _("That is w alone: the upstream gradient df scales every gradient."))],
             "dw": [(df * w, _("That is df · w. In u = w·x, what does a nudge of w get multiplied by?")),
@@ -126,6 +162,12 @@ def neuron_backward_mistakes(df: float, x: float, w: float, b: float) -> dict[st
             "db": [(1.0, _("That is the local slope alone: the upstream gradient df scales "
                            "every gradient."))],
         }
+        if (x, w, b) != (2.0, 3.0, -4.0):
+            table["dx"].append((df * 3.0, _("That is df times the worked example's w = 3: read w from the "
+                                            "cache, not from the notebook's variable w.")))
+            table["dw"].append((df * 2.0, _("That is df times the worked example's x = 2: read x from the "
+                                            "cache, not from the notebook's variable x.")))
+        return table
     shut = _("The ReLU is off here (z < 0): its gate is shut, so nothing flows back through it.")
     return {"dx": [(df * w, shut), (w, shut)], "dw": [(df * x, shut), (x, shut)],
             "db": [(df, shut), (1.0, shut)]}
@@ -228,7 +270,7 @@ def circuit_backward_mistakes(which: str, x: float, y: float, dL: float, values:
         table.append((g / dL, _("Your {which} ignores the upstream gradient dL: every step must be "
                                 "multiplied by it.").format(which=which)))
     table.append((g, _("Your {which} is only as close as nudging gets: the chain rule agrees with PyTorch "
-                       "to 1e-12 or better. Compute each local slope from the cache, with no small "
+                       "to within float64 rounding. Compute each local slope from the cache, with no small "
                        "step h.").format(which=which)))
     if not same:
         table += [(first, _("Your {which} does not change with x and y: compute it from the cache.").format(
