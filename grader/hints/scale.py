@@ -137,8 +137,8 @@ def sum_vs_mean(a: np.ndarray, ctx: HintContext) -> Hint | None:
     if divided:
         return Hint(
             "sum-vs-mean",
-            _("{who} is 1/{n} of the expected one, and {n} is the batch size: sum over the "
-              "batch instead of averaging (or you divided by N twice){also}.").format(
+            _("{who} is 1/{n} of the expected one, and {n} is the batch size: divided by N "
+              "twice, or averaged over the batch where the expected value sums over it{also}.").format(
                   who=who, n=n, also=also),
         )
     return Hint(

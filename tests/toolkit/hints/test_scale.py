@@ -22,7 +22,7 @@ POSITIVE = [
         [
             r"1/5 of the expected",
             r"5 is the batch size",
-            r"sum over the batch instead of averaging",
+            r"averaged over the batch where the expected value sums",
             r"divided by N twice",
         ],
     ),
