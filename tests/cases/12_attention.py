@@ -473,6 +473,24 @@ def attention_forward(q, k, v, mask=None):
     },
     _LOOP_OVER_HEADS,
     {
+        # the visible checks now run one head without a mask, as the brief announces: a forward that
+        # needs a mask fails there, not only in the hidden tests
+        "name": "multi-head attention that needs a mask (mask[None, None] on None)",
+        "cells": _edit(
+            "multihead_attention_forward", ("split(x @ Wv), mask)", "split(x @ Wv), mask[None, None])")
+        ),
+        "must_fail": ["test_mha_forward", *_MHA_BACKWARD],
+    },
+    {
+        # the visible check runs the grid from -6 to 6 the brief announces (it used to stop at 3)
+        "name": "GELU set to 0 below x = -5 (right on [-3, 3])",
+        "cells": _edit(
+            "gelu_forward",
+            ("    out = 0.5 * x * (1 + t)\n", "    out = np.where(x < -5, 0.0, 0.5 * x * (1 + t))\n"),
+        ),
+        "must_fail": ["test_gelu_forward", "test_gelu_backward"],
+    },
+    {
         "name": "multi-head attention re-implemented inline, attention_forward never called",
         "cells": {
             "multihead_attention_forward": """\

@@ -189,6 +189,7 @@ def test_rnn_initialisations_cover_three_recurrent_matrices() -> None:
     rows = rnn_initialisations(T=10, input_scales=(1.0, 0.25))
     assert [(r["Wh"], r["input_scale"]) for r in rows] == [
         (name, scale) for name in ("random", "orthogonal", "identity") for scale in (1.0, 0.25)]
+    assert [r["label"] for r in rows[::2]] == ["random", "orthogonal", "identity"]  # English by default
     for big, small in zip(rows[::2], rows[1::2], strict=True):
         assert 0 < big["slope"] < small["slope"] < 1 and big["ratio"] > 0
 

@@ -359,9 +359,15 @@ def check_mha_forward(mha_forward: Callable, p: Mapping[str, Any], label: str = 
 
 
 def check_mha_backward(
-    name: str, mha_forward: Callable, mha_backward: Callable, p: Mapping[str, Any], tol: float = 1e-7
+    name: str,
+    mha_forward: Callable,
+    mha_backward: Callable,
+    p: Mapping[str, Any],
+    tol: float = 1e-7,
+    label: str | None = None,
 ) -> None:
-    """One gradient of your multihead_attention_backward against nn.MultiheadAttention's autograd."""
+    """One gradient of your multihead_attention_backward against nn.MultiheadAttention's autograd;
+    `label` names the ✓/✗ line (default: the gradient's name)."""
     __tracebackhide__ = True
     out, cache = _mha_out(mha_forward, p)
     args = [p[n] for n in MHA_INPUTS]
@@ -379,7 +385,8 @@ def check_mha_backward(
         mask = p.get("mask")
         return torch_mha(*args, p["num_heads"], mask, dout=p["dout"], query_path_only=True)[1]["dx"]
 
-    _check(name, actual, true[name], [("mha-one-path", one_path_dx)] if name == "dx" else [], tol=tol)
+    slips = [("mha-one-path", one_path_dx)] if name == "dx" else []
+    _check(label or name, actual, true[name], slips, tol=tol)
 
 
 def check_gelu_forward(gelu_forward: Callable, x: np.ndarray, label: str = "out") -> None:

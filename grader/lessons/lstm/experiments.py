@@ -169,20 +169,22 @@ def rnn_initialisations(T: int = 60, seed: int = 0,
     W_h: "random" (entries of variance 1/H, gradient_reach's), "orthogonal" (the Q of a QR
     factorisation of a normal matrix) and "identity"; W_x as gradient_reach's, times each of
     input_scales (smaller inputs keep tanh in its linear part). Returns one dict per (W_h, scale):
-    {"Wh", "input_scale", "ratio", "slope": the mean tanh slope 1 - h_t^2 over every step and unit}.
+    {"Wh", "label" (the name of W_h in the lesson's language), "input_scale", "ratio", "slope": the
+    mean tanh slope 1 - h_t^2 over every step and unit}.
     """
     _check_length(T)
     x, g, _c = _problem(T, seed)
     base = init_rnn(D, H, np.random.default_rng(seed + 1))
     orthogonal = np.linalg.qr(np.random.default_rng(seed + 1).normal(size=(H, H)))[0]
+    labels = {"random": _("random"), "orthogonal": _("orthogonal"), "identity": _("identity")}
     rows = []
     for name, Wh in (("random", base["Wh"]), ("orthogonal", orthogonal), ("identity", np.eye(H))):
         for scale in input_scales:
             model = VanillaRNN(dict(base, Wh=Wh, Wx=base["Wx"] * scale))
             reach = _reach(model, x, g)
             h, _cache = model.forward(x, np.zeros((N, H)))
-            rows.append({"Wh": name, "input_scale": scale, "ratio": float(reach[0] / reach[-1]),
-                         "slope": float(np.mean(1.0 - h ** 2))})
+            rows.append({"Wh": name, "label": labels[name], "input_scale": scale,
+                         "ratio": float(reach[0] / reach[-1]), "slope": float(np.mean(1.0 - h ** 2))})
     return rows
 
 
@@ -190,7 +192,7 @@ def draw_reach(reach: GradientReach) -> Figure:
     """Both curves on a log scale (a note instead of the LSTM's when it is not ready)."""
     fig = Figure(figsize=(7.5, 3.8))
     ax = fig.add_subplot()
-    steps = np.arange(reach.T)
+    steps = np.arange(1, reach.T + 1)  # steps count from 1, as in the lesson (x_1 the first input)
     ax.semilogy(steps, reach.rnn, "o-", ms=3, color="#d62728", label=_("vanilla RNN (tanh)"))
     if reach.lstm is not None:
         ax.semilogy(steps, reach.lstm, "s-", ms=3, color="#1f77b4",
