@@ -239,6 +239,8 @@ MISTAKES = [
         # loss and gradients (of the initial weights) are, correctly, unchanged.
         "must_fail": ["test_scores", "test_loss", "test_loss_reg", "test_dW2", "test_db2",
                       "test_dW1", "test_db1", "test_reg_grads"],
+        # every one of them names the bug (not "practically 0" or "the mask is right")
+        "message": "not from copies made in __init__",
     },
     {
         # The data loss summed over the batch instead of averaged (the gradients are right).

@@ -480,6 +480,76 @@ MISTAKES += [
         "message": "one of the course's references",
     },
     {
+        # the derivative is the sigmoid, and torch.sigmoid computes it without overflow: the
+        # stable derivation skipped. Refused under every name (torch, Tensor, F, special, nn).
+        "name": "shortcut: StableSoftplus's backward is torch.sigmoid",
+        "cells": {"stable_softplus": _variant(_SOFTPLUS, (
+            "sigmoid = torch.where(x >= 0, 1 / (1 + small), small / (1 + small))",
+            "sigmoid = torch.sigmoid(x)"))},
+        "must_fail": ["test_softplus_gradcheck", "test_softplus_extremes"],
+        "message": "compute what torch's sigmoid computes",
+    },
+    {
+        "name": "shortcut: StableSoftplus's backward is torch.special.expit",
+        "cells": {"stable_softplus": _variant(_SOFTPLUS, (
+            "sigmoid = torch.where(x >= 0, 1 / (1 + small), small / (1 + small))",
+            "sigmoid = torch.special.expit(x)"))},
+        "must_fail": ["test_softplus_gradcheck", "test_softplus_extremes"],
+        "message": "compute what torch's special_expit computes",
+    },
+    {
+        # sigmoid = exp(log sigmoid): log_sigmoid is stable, so is its exp
+        "name": "shortcut: StableSoftplus's backward is exp(F.logsigmoid(x))",
+        "cells": {"stable_softplus": _variant(_SOFTPLUS, (
+            "sigmoid = torch.where(x >= 0, 1 / (1 + small), small / (1 + small))",
+            "sigmoid = torch.exp(F.logsigmoid(x))"))},
+        "must_fail": ["test_softplus_gradcheck", "test_softplus_extremes"],
+        "message": "compute what torch's log_sigmoid computes",
+    },
+    {
+        # softmax over (x, 0) is (sigmoid(x), sigmoid(-x)), computed stably by the library
+        "name": "shortcut: StableSoftplus's backward is a softmax over (x, 0)",
+        "cells": {"stable_softplus": _variant(_SOFTPLUS, (
+            "sigmoid = torch.where(x >= 0, 1 / (1 + small), small / (1 + small))",
+            "sigmoid = torch.softmax(torch.stack([x, torch.zeros_like(x)]), dim=0)[0]"))},
+        "must_fail": ["test_softplus_gradcheck", "test_softplus_extremes"],
+        "message": "compute what torch's softmax computes",
+    },
+    {
+        # the forward through logsumexp over (x, 0): the library's stable softplus, as logaddexp is
+        "name": "shortcut: StableSoftplus's forward is a logsumexp over (x, 0)",
+        "cells": {"stable_softplus": _variant(_SOFTPLUS, (
+            "out = torch.clamp(x, min=0) + torch.log1p(torch.exp(-torch.abs(x)))",
+            "out = torch.logsumexp(torch.stack([x, torch.zeros_like(x)]), dim=0)"))},
+        "must_fail": ["test_softplus_forward", "test_softplus_gradcheck", "test_softplus_extremes"],
+        "message": "compute what torch's logsumexp computes",
+    },
+    {
+        # correct, keeps full marks: the stable formula as the text writes it, log(1 + s) with
+        # torch.log, not log1p: exact to 1e-16 absolute, but not relative for x below -37
+        "name": "softplus forward with torch.log(1 + exp(-|x|))",
+        "cells": {"stable_softplus": _variant(_SOFTPLUS, (
+            "torch.log1p(torch.exp(-torch.abs(x)))", "torch.log(1 + torch.exp(-torch.abs(x)))"))},
+        "must_fail": [],
+    },
+    {
+        # correct, keeps full marks: sigma(x) = 1 - sigma(-x) on the negative side, 0 (not
+        # 4e-18) at x = -40
+        "name": "softplus backward 1 - 1 / (1 + s) for x < 0",
+        "cells": {"stable_softplus": _variant(_SOFTPLUS, (
+            "small / (1 + small))", "1 - 1 / (1 + small))"))},
+        "must_fail": [],
+    },
+    {
+        # correct, keeps full marks: the sigmoid through tanh, which never overflows,
+        # sigma(x) = (1 + tanh(x / 2)) / 2 (a derivation, not the library's sigmoid)
+        "name": "softplus backward through tanh: (1 + tanh(x / 2)) / 2",
+        "cells": {"stable_softplus": _variant(_SOFTPLUS, (
+            "sigmoid = torch.where(x >= 0, 1 / (1 + small), small / (1 + small))",
+            "sigmoid = 0.5 * (1 + torch.tanh(x / 2))"))},
+        "must_fail": [],
+    },
+    {
         # pred - target written into pred: the loss is right, the caller's pred is gone.
         "name": "huber_loss changes pred in place",
         "cells": {"huber_loss": _variant(_HUBER, ("error = pred - target",

@@ -8,7 +8,12 @@ import torch
 
 from grader.errors import CheckFailed
 from grader.lessons.leaky_abstraction.buggy_net import buggy_backward
-from grader.lessons.leaky_abstraction.checks import HINT_CODES, check_flops, dh_parts_reference
+from grader.lessons.leaky_abstraction.checks import (
+    HINT_CODES,
+    check_flops,
+    dh_parts_reference,
+    gradient_symptoms,
+)
 
 
 def _check(capsys, forward, backward, B=8, n=16, depth=3):
@@ -107,3 +112,26 @@ def test_the_four_planted_bugs_are_what_the_lesson_finds():
     a_np = cache[1]
     np.testing.assert_allclose(trace["a"], trace["h"] * (1 - a_np**2), rtol=1e-12)  # bug 4: slope at a
     assert set(trace) == {"scores", "r", "g", "h", "a"}
+
+
+def test_gradient_symptoms_say_what_is_off_not_how_to_repair_it(capsys):
+    rng = np.random.default_rng(3)
+    right = {"W": rng.normal(size=(4, 4)), "b": rng.normal(size=4), "c": rng.normal(size=4),
+             "u": rng.normal(size=(5, 4))}
+    found = {"W": right["W"].T.copy(), "b": right["b"] / 5, "c": right["c"] * 5, "u": right["u"].copy()}
+    gradient_symptoms(found, right, ["W", "b", "c", "u"], batch_size=5)
+    out = capsys.readouterr().out
+    assert "✗ dW" in out and "dW is the right matrix transposed" in out
+    assert "db is 1/5 of the right value, and 5 is the batch size." in out
+    assert "dc is 5 times the right value" in out
+    assert "✓ du" in out and "→ du" not in out
+    # the tanh slope taken at the input a: named, with the layer's own variable
+    a = rng.normal(scale=1.5, size=(3, 4))
+    dh = rng.normal(size=(3, 4))
+    h = np.tanh(a)
+    gradient_symptoms({"a": dh * (1 - a**2)}, {"a": dh * (1 - h**2)}, ["a"], upstream=dh, layer_input=a,
+                      layer_output=h)
+    out += capsys.readouterr().out
+    assert "da is the gradient the tanh received times 1 − a², its slope taken at its input a." in out
+    for repair in ("transpose it", "sum over", "instead of averaging", "use the out", "1 − out²", "Hint"):
+        assert repair not in out

@@ -1,6 +1,6 @@
 """Lesson 13's references and hints for its visible checks (Huber loss, FLOP count, softplus, the
-paths out of h), kept out of the notebook so that the check cells a student reads do not spell out
-the formulas the exercises ask them to derive.
+paths out of h) and for the bug hunt of section 5, kept out of the notebook so that the check cells
+a student reads do not spell out the formulas the exercises ask them to derive.
 
 Every function reads what a student's code returned through the trusted path first
 (`grader.trusted`), and prints hints through `grader.show_hint`.
@@ -8,6 +8,7 @@ Every function reads what a student's code returned through the trusted path fir
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -15,15 +16,15 @@ import numpy as np
 import torch
 
 from ...checks import compare, report
-from ...hints import Hint
+from ...hints import Hint, hint_args
 from ...i18n import N_
 from ...i18n import lesson_text as _
 from ...referees import referee_all
 from ...report_lines import show_hint
 from ...trusted import as_array, as_float
 
-__all__ = ["HINT_CODES", "check_flops", "dh_parts_reference", "huber_hints", "huber_loss_hints",
-           "softplus_reference_dx"]
+__all__ = ["HINT_CODES", "check_flops", "dh_parts_reference", "gradient_symptoms", "huber_hints",
+           "huber_loss_hints", "softplus_reference_dx"]
 
 #: The hint codes this module's checks print, and what each one means (the class report explains
 #: each by it; gathered by grader.lessons.hint_codes).
@@ -141,6 +142,41 @@ def dh_parts_reference(dr: np.ndarray, dg: np.ndarray, W2: np.ndarray) -> tuple[
     (layer,) = torch.autograd.grad(h @ torch.tensor(np.asarray(W2, dtype=np.float64)), h,
                                    torch.tensor(np.asarray(dg, dtype=np.float64)))
     return skip.numpy(), layer.numpy()
+
+
+#: hint code -> what that slip looks like in one of the buggy network's gradients, in words, without
+#: its repair: section 5's demonstrations show the evidence, and each folded "Bug N, found" explains it.
+_SYMPTOMS: dict[str, str] = {
+    "sum-vs-mean": N_("{name} is 1/{n} of the right value, and {n} is the batch size."),
+    "sum-vs-mean-times": N_("{name} is {n} times the right value, and {n} is the batch size."),
+    "transpose": N_("{name} is the right matrix transposed: its shape is right only because the matrix "
+                    "is square."),
+    "slope-from-input": N_("{name} is the gradient the tanh received times 1 − a², its slope taken at its "
+                           "input a."),
+}
+
+
+def gradient_symptoms(found: Mapping[str, Any], reference: Mapping[str, Any], names: Sequence[str],
+                      **hints: Any) -> None:
+    """For each name in names: one ✓/✗ line, d<name> and its relative error, of found[name] against
+    reference[name] (float64 arrays of one shape); under a wrong one whose slip the toolkit's hint
+    engine recognises (hints: the engine's keyword arguments, batch_size, upstream, layer_input,
+    layer_output), what is off, in words, and not how to repair it. Prints; raises nothing.
+    For the buggy network of section 5, whose arrays are the lesson's, not a student's."""
+    for name in names:
+        expected = np.asarray(reference[name], dtype=np.float64)
+        label = f"d{name}"
+        result, line = compare(label, found[name], expected, tol=1e-7,
+                               args=hint_args(expected.shape, **hints))
+        print(line)
+        code = result.hint.code if result.hint is not None else None
+        if result.passed or code not in _SYMPTOMS:
+            continue
+        n = hints.get("batch_size")
+        if code == "sum-vs-mean" and n and np.allclose(np.asarray(found[name], dtype=np.float64),
+                                                       n * expected):
+            code = "sum-vs-mean-times"
+        print("    → " + _(_SYMPTOMS[code]).format(name=label, n=n))
 
 
 def softplus_reference_dx(x: Any, upstream: Any = None) -> np.ndarray:
