@@ -78,8 +78,8 @@ class BatchNormExplorer(LiveFigure):
         self.p_ratio = Panel(ax2, xlabel=_("layer"), ylabel=_("log10 update / weight"), integer_x=True)
         self.p_ratio.title.set_text(_("update-to-data ratio, first step"))
         ax2.axhspan(-3.5, -2.5, color=GREY, alpha=0.15, lw=0)
-        self.p_loss = Panel(ax3, xlabel=_("SGD step"), ylabel=_("training loss (minibatch)"))
-        self.p_loss.title.set_text(_("{steps} steps of SGD at this learning rate").format(steps=self.steps))
+        self.p_loss = Panel(ax3, xlabel=_("SGD step"), ylabel=_("minibatch training loss"))
+        self.p_loss.title.set_text(_("{steps} SGD steps at this rate").format(steps=self.steps))
         self.lines = {}
         for key, colour in (("plain", BLUE), ("bn", ORANGE)):
             self.lines[key] = (ax1.plot([], [], "o-", ms=3, lw=1.3, color=colour)[0],
@@ -92,9 +92,9 @@ class BatchNormExplorer(LiveFigure):
 
     def draw(self, s: dict) -> None:
         layers = np.arange(1, s["depth"] + 2)
-        self.suptitle.set_text(
-            _("{depth} hidden {activation} layers of 64, learning rate {lr}").format(
-                depth=s["depth"], activation=s["activation"], lr=f"{s['lr']:.3g}"))
+        title = (_("{depth} hidden sigmoid layers of 64, learning rate {lr}") if s["activation"] == "sigmoid"
+                 else _("{depth} hidden tanh layers of 64, learning rate {lr}"))
+        self.suptitle.set_text(title.format(depth=s["depth"], lr=f"{s['lr']:.3g}"))
         ratios, norms = [], []
         for key in ("plain", "bn"):
             l_norm, l_ratio, l_loss = self.lines[key]
