@@ -466,6 +466,20 @@ MISTAKES = [
         "must_fail": ["test_reflected", "test_vs_torch"],
     },
     {
+        # 2 + v computed as v - 2: sum() still works (it starts from 0), so only the reflected
+        # operators' check sees it, and its visible part already does (2 + (...) in its expression).
+        "name": "reflected addition subtracts",
+        "cells": {
+            "composite_ops": _edit(
+                _solution("composite_ops"),
+                "    return self + other\n",
+                "    return self - other\n",
+            )
+        },
+        "must_fail": ["test_reflected"],
+        "message": "2 + (1 - 2 / x) + 3 * x",
+    },
+    {
         # Depth-first search without a visited set: a node reachable along several paths is
         # listed (and its rule run) once per path. Chains, trees and graphs where only inputs
         # are shared still come out right.

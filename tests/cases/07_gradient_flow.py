@@ -205,6 +205,8 @@ MISTAKES = [
         "cells": {"xavier_init": _edit(_XAVIER, "np.sqrt(2.0 / (fan_in + fan_out))",
                                        "np.sqrt(1.0 / fan_in)")},
         "must_fail": ["test_xavier_init_variance"],
+        # the direction and the factor, and the formula it matches; never the variance asked for
+        "message": "1.6 times too small",
     },
     {
         # Numbers from numpy's global generator: right variance, not reproducible from rng.
@@ -218,6 +220,7 @@ MISTAKES = [
         "name": "he_init with variance 2/fan_out",
         "cells": {"he_init": _edit(_HE, "np.sqrt(2.0 / fan_in)", "np.sqrt(2.0 / fan_out)")},
         "must_fail": ["test_he_init_variance"],
+        "message": "4 times too large",
     },
     {
         # The variance passed as rng.normal's scale, which is the standard deviation.

@@ -170,3 +170,31 @@ def test_right_answers_pass(capsys):
 def test_a_missing_seed_is_named_whatever_the_input_grad(capsys):
     with pytest.raises(CheckFailed, match="autograd-no-seed"):
         checks.check_backward("dv/dx", 3.0, 19.96, 0.0)
+
+
+class _NoSlope(Neuron):
+    """A neuron whose tanh node hands its grad on without the slope 1 - t²."""
+
+    def __call__(self, x):
+        z = sum((wi * xi for wi, xi in zip(self.w, x, strict=True)), self.b)
+        out = V(math.tanh(z.data), (z,))
+
+        def rule():
+            z.grad += out.grad
+        out._backward = rule
+        return out
+
+
+@pytest.mark.parametrize(("kind", "passes"), [(Neuron, True), (_NoSlope, False)])
+def test_mlp_gradients_judge_every_parameter_and_put_the_parameters_back(kind, passes, capsys):
+    graded = Exercises({"MLP": kind}, Exercise("MLP"))
+    model = kind()
+    params = model.parameters()
+    before = [p.data for p in params]
+    if passes:
+        checks.check_mlp_gradients(graded, model, params, DATA, "grads")
+    else:
+        with pytest.raises(CheckFailed):
+            checks.check_mlp_gradients(graded, model, params, DATA, "grads")
+    assert [p.data for p in params] == before
+    assert ("✓" if passes else "✗") in capsys.readouterr().out

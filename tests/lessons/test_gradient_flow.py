@@ -323,7 +323,7 @@ def test_check_init_variance_accepts_any_distribution_with_the_right_variance(ca
         (2 / 400, "2/fan_in", 2 / 400, "the variance was used as the standard deviation"),
         (np.sqrt(6 / 500), "2/(fan_in + fan_out)", 2 / 500, "U(−a, a) has variance a²/3"),
         (1.0, "2/fan_in", 2 / 400, "unscaled standard normal"),
-        (0.3, "2/fan_in", 2 / 400, "times the expected one"),
+        (0.3, "2/fan_in", 2 / 400, "no usual formula gives this variance"),
     ],
 )
 def test_check_init_variance_names_the_formula_a_wrong_sample_matches(std, formula, expected, hint, capsys):
@@ -332,6 +332,8 @@ def test_check_init_variance_names_the_formula_a_wrong_sample_matches(std, formu
         check_init_variance("init(400, 100)", weights, 400, 100, expected, formula)
     out = capsys.readouterr().out
     assert out.startswith("✗ init(400, 100)  variance") and hint in out
+    # The line says in which direction and by what factor, never the variance asked for (derived).
+    assert f"= {expected:.4g}" not in out and "times too" in out
     # The printed hint line and the CheckFailed message both carry the hint, as every check's do.
     (line,) = [line for line in out.splitlines() if line.strip().startswith("Hint:")]
     assert line.endswith("[init-variance]") and hint in line

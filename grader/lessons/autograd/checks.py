@@ -7,6 +7,9 @@ backward pass that never seeded the output's grad, or that ran a rule before its
 complete. `check_train_step` runs one step of the student's `train_step` and compares the loss it
 returned and the parameters after it with numerical gradients, naming the usual slips (the
 reset after `backward()`, left-over grads, the loss after the step, a step uphill).
+`check_mlp_gradients` calls the student's `backward()` on a network's loss and compares every
+parameter's grad with a numerical gradient (the harness stays out of the notebook's view, since it
+is most of a training step).
 
 Every check prints the toolkit's ✓/✗ line (`grader.checks.compare` and `report`, as `check_close`
 does); a known mistake's hint (`SLIPS`, code in `HINT_CODES`) replaces the toolkit's generic one.
@@ -22,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from ...checks import compare, report
+from ...checks import check_gradient, compare, report
 from ...hints import Hint
 from ...i18n import N_
 from ...i18n import lesson_text as _
@@ -30,7 +33,8 @@ from ...numgrad import eval_numerical_gradient, rel_error
 from ...referees import referee_all
 from ...trusted import as_float
 
-__all__ = ["HINT_CODES", "SLIPS", "check_backward", "check_circuit", "check_train_step", "circuit_formula"]
+__all__ = ["HINT_CODES", "SLIPS", "check_backward", "check_circuit", "check_mlp_gradients",
+           "check_train_step", "circuit_formula"]
 
 #: The hint codes this module's checks print, and what each one means (the class report explains
 #: each by it; gathered by grader.lessons.hint_codes).
@@ -146,6 +150,35 @@ def check_train_step(train_step: Callable[..., Any], model: Any, params: Sequenc
     slips = [("autograd-step-no-move", lambda: theta), wrong_reset,
              ("autograd-step-uphill", lambda: 2 * theta - expected)]
     _report(params_label, now, expected, 1e-6, [s for s in slips if rel_error(s[1](), expected) > 1e-4])
+
+
+
+def check_mlp_gradients(graded: Any, net: Any, params: Sequence[Any],
+                        data: Sequence[tuple[Sequence[float], float]], label: str, tol: float = 1e-6) -> None:
+    """The grads that `backward()` leaves on every parameter of `net` (`params`: its parameters(),
+    read by the caller) from the sum of squared errors over `data`, starting from grads of 0, against
+    numerical gradients (each parameter's data nudged). The student's code (the network and the
+    engine) runs under exercise "MLP"'s rules of `graded`; the parameters get their values back.
+    Prints the toolkit's ✓/✗ line; CheckFailed when it fails."""
+    __tracebackhide__ = True
+    theta = np.array([as_float(p.data, f"parameter {i}'s .data") for i, p in enumerate(params)])
+
+    def loss_at(values: np.ndarray) -> float:
+        for p, value in zip(params, values, strict=True):
+            p.data = float(value)
+        return as_float(sum((net(x) - y) ** 2 for x, y in data).data, "the loss's .data")
+
+    try:
+        for p in params:
+            p.grad = 0.0
+        with graded.running("MLP"):
+            sum((net(x) - y) ** 2 for x, y in data).backward()
+        analytic = np.array([as_float(p.grad, f"parameter {i}'s .grad after backward()")
+                             for i, p in enumerate(params)])
+        check_gradient(label, loss_at, theta.copy(), analytic, tol=tol)
+    finally:
+        for p, value in zip(params, theta, strict=True):   # the parameters as they were
+            p.data = float(value)
 
 
 referee_all(globals())

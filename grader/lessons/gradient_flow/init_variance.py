@@ -2,6 +2,8 @@
 and, for the normal initialisers, draws from a normal distribution.
 
 It prints its ✓/✗ line and hint through `grader.report_lines` (hint code ``init-variance``),
+and names the expected variance only once the sample has it: a failed line says in which
+direction, and by which factor, the variance is off (the exercise asks to derive it);
 reads the array through the trusted path (`grader.trusted`), and raises the toolkit's
 `CheckFailed`, as every check does.
 """
@@ -86,9 +88,11 @@ def check_init_variance(
     """Check an initialiser's output: shape (fan_in, fan_out), float64, mean ≈ 0, variance ≈ expected
     and, with `normal`, a normal distribution's share of draws beyond 2 standard deviations.
 
-    Prints one ✓/✗ line with the sample variance, the expected one and how far apart they are
-    (relative); on failure a hint names the formula the sample matches (1/fan_in, 2/fan_out,
-    a variance used as the standard deviation, ...), then CheckFailed is raised.
+    Prints one ✓ line with the sample variance, the expected one and how far apart they are
+    (relative), or one ✗ line with the sample variance and the factor, too large or too small, by
+    which it misses the expected one (not named); on failure a hint names the formula the sample
+    matches (1/fan_in, 2/fan_out, a variance used as the standard deviation, ...), then CheckFailed
+    is raised.
     Inputs: name — shown in the line, e.g. "xavier_init(400, 100)"; weights — the array;
     fan_in, fan_out — the arguments; expected — the right variance; formula — how it is written
     (e.g. "2/(fan_in + fan_out)"); tol — largest accepted |variance/expected − 1|; normal —
@@ -109,11 +113,15 @@ def check_init_variance(
         _fail(name, _("mean {mean}, expected about 0").format(mean=f"{mean:.3g}"),
               _("weights must be centred on 0 (rng.normal(0, std, ...), or rng.uniform(-a, a, ...))."))
     off = abs(var / expected - 1)
+    if off >= tol:   # the expected value stays unnamed: the factor and its direction say enough
+        factor = f"{max(var / expected, expected / var):.2g}"
+        status = (_("variance {variance}: {factor} times too large (needs < {tol} off)") if var > expected
+                  else _("variance {variance}: {factor} times too small (needs < {tol} off)"))
+        _fail(name, status.format(variance=f"{var:.4g}", factor=factor, tol=f"{tol:.0%}"),
+              _variance_hint(var, fan_in, fan_out, expected, formula, tol))
     status = _("variance {variance}, expected {formula} = {expected} (off by {off}, needs < {tol})").format(
         variance=f"{var:.4g}", formula=formula, expected=f"{expected:.4g}", off=f"{off:.1%}", tol=f"{tol:.0%}"
     )
-    if off >= tol:
-        _fail(name, status, _variance_hint(var, fan_in, fan_out, expected, formula, tol))
     if normal:
         tail = float(np.mean(np.abs(weights) > 2 * math.sqrt(expected)))
         shape = _("{tail} beyond 2 standard deviations (a normal distribution: {normal})").format(
@@ -151,17 +159,19 @@ def _check_usable(name: str, weights: np.ndarray | None, returned: Any, fan_in: 
 
 
 def _variance_hint(var: float, fan_in: int, fan_out: int, expected: float, formula: str, tol: float) -> str:
-    """The formula a wrong variance matches, or how far off it is."""
+    """The formula a wrong variance matches (its value too, unless that value would give the expected
+    one away), or a question back to the brief."""
     for label, value, meaning in _candidate_variances(fan_in, fan_out, expected):
         distinct = label != formula and not math.isclose(value, expected, rel_tol=2 * tol)
         if distinct and abs(var / value - 1) < tol:
+            if "expected" in label:
+                return _("your variance matches {formula}: {meaning}.").format(
+                    formula=label, meaning=_(meaning))
             return _("your variance matches {formula} = {value}: {meaning}.").format(
                 formula=label, value=f"{value:.4g}", meaning=_(meaning)
             )
-    return _("your variance is {ratio} times the expected one. Draw with standard "
-             "deviation √({formula}), e.g. rng.normal(0.0, np.sqrt(...), size=(fan_in, fan_out)).").format(
-        ratio=f"{var / expected:.3g}", formula=formula
-    )
+    return _("no usual formula gives this variance: which variance does the brief ask for, and does "
+             "rng.normal get its square root, the standard deviation, as its scale?")
 
 
 def _fail(name: str, status: str, hint: str) -> NoReturn:
