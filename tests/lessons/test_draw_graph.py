@@ -47,6 +47,15 @@ def circuit():
     return dict(x=x, y=y, a=a, b=b, c=c, d=d, L=L)
 
 
+def test_the_picture_is_told_in_words_node_by_node():
+    g = circuit()
+    words = draw_graph(g["L"], names={g["a"]: "a"}).words()
+    assert words.startswith("Computation graph of 7 values, each after the values it is made from: ")
+    assert "x, an input: data 0.5000, grad " in words
+    assert "a = * of x, y: data 0.7000, grad " in words
+    assert "= + of node 6, x: data 1.3692, grad " in words  # d has no name: its place in the order
+
+
 def test_trace_is_topological_and_counts_every_use():
     g = circuit()
     nodes, edges = trace(g["L"])
@@ -127,8 +136,9 @@ def test_draw_shows_every_node_with_data_and_grad():
 
 def test_draw_returns_a_png_shown_once():
     drawing = draw_graph(circuit()["L"])
-    png = drawing._repr_png_()
+    png, metadata = drawing._repr_png_()
     assert png[:8] == b"\x89PNG\r\n\x1a\n"
+    assert metadata == {"alt": drawing.words()}
     assert repr(drawing) == "<computation graph: 7 nodes, 9 edges>"
     # Not a pyplot figure: the inline backend does not show it a second time.
     import matplotlib.pyplot as plt
@@ -189,7 +199,7 @@ def test_needs_no_system_binary():
             raise AssertionError(f"tried to run {args!r}")
 
         subprocess.Popen = os.system = os.posix_spawn = refuse
-        png = draw_graph(circuit()["L"])._repr_png_()
+        png, _alt = draw_graph(circuit()["L"])._repr_png_()
         assert png.startswith(b"\\x89PNG")
         assert not [m for m in sys.modules if "graphviz" in m]
         """

@@ -202,13 +202,38 @@ class GraphDrawing:
     edges: list
     positions: dict = field(repr=False)  # id(node) -> (x, y) centre of its box
     owns_figure: bool = True
+    names: dict = field(default_factory=dict, repr=False)  # id(node) -> the name drawn in its box
+    fmt: str = field(default="{:.4f}", repr=False)
+
+    def words(self) -> str:
+        """The graph in words, node by node in topological order (the output last): what each box
+        shows and which operation made it from which nodes. The picture's alt text."""
+        def name(node) -> str:
+            return self.names.get(id(node)) or _("node {i}").format(i=1 + index[id(node)])
+
+        index = {id(node): i for i, node in enumerate(self.nodes)}
+        parents: dict[int, list] = {}
+        for parent, child in self.edges:
+            parents.setdefault(id(child), []).append(parent)
+        lines = [_("Computation graph of {n} values, each after the values it is made from:").format(
+            n=len(self.nodes))]
+        for node in self.nodes:
+            shown = _("data {data}, grad {grad}").format(data=_fmt(getattr(node, "data", "?"), self.fmt),
+                                                        grad=_fmt(getattr(node, "grad", "?"), self.fmt))
+            if id(node) in parents:
+                made = _("{op} of {inputs}").format(op=str(getattr(node, "_op", "") or "?"),
+                                                     inputs=", ".join(name(p) for p in parents[id(node)]))
+                lines.append(f"{name(node)} = {made}: {shown}.")
+            else:
+                lines.append(_("{name}, an input: {shown}.").format(name=name(node), shown=shown))
+        return " ".join(lines)
 
     def _repr_png_(self):
         if not self.owns_figure:  # drawn into the caller's axes: the caller shows it
             return None
         buf = io.BytesIO()
         self.fig.savefig(buf, format="png", dpi=100, bbox_inches="tight")
-        return buf.getvalue()
+        return buf.getvalue(), {"alt": self.words()}
 
     def __repr__(self) -> str:
         return f"<computation graph: {len(self.nodes)} nodes, {len(self.edges)} edges>"
@@ -285,7 +310,9 @@ def draw_graph(
         if key in has_parents:
             op_centre[key] = _draw_operation(ax, pos[key], str(getattr(node, "_op", "") or ""), fontsize)
     _draw_edges(ax, edges, pos, op_centre, routes)
-    return GraphDrawing(fig=ax.figure, ax=ax, nodes=nodes, edges=edges, positions=pos, owns_figure=owns)
+    shown_names = {id(n): table.get(id(n)) or str(getattr(n, "label", "") or "") for n in nodes}
+    return GraphDrawing(fig=ax.figure, ax=ax, nodes=nodes, edges=edges, positions=pos, owns_figure=owns,
+                        names={k: v for k, v in shown_names.items() if v}, fmt=fmt)
 
 
 def _extent(grid: dict, routes: dict, title: str | None) -> tuple[float, float, float, float]:
