@@ -31,6 +31,8 @@ import builtins
 import math
 import sys
 from collections.abc import Iterable
+from itertools import repeat
+from operator import is_not
 from types import CodeType, ModuleType
 from typing import Any
 
@@ -281,6 +283,9 @@ _WATCHED = ("builtins", "math", "numpy", "numpy.linalg", "numpy.random")
 _VOLATILE = {"_", "__", "___", "get_ipython", "exit", "quit", "display", "input", "raw_input",
              "getpass", "help", "copyright", "credits", "license", "__IPYTHON__"}
 _snapshots: dict[str, tuple[ModuleType, dict[str, Any]]] = {}
+#: Every watched (module name, module, its __dict__, attribute, object at the snapshot), flattened so
+#: that one C-level pass compares them all (`_nothing_rebound`).
+_flat: dict[str, list] = {"names": [], "modules": [], "dicts": [], "keys": [], "objects": []}
 _exports: dict[str, Any] = {}
 
 
@@ -291,6 +296,23 @@ def _snapshot(names: Iterable[str]) -> None:
             items = {k: v for k, v in vars(module).items()
                      if not (name == "builtins" and k in _VOLATILE)}
             _snapshots[name] = (module, items)
+            _flat["names"].append(name)
+            _flat["modules"].append(module)
+            _flat["dicts"].extend([vars(module)] * len(items))
+            _flat["keys"].extend(items)
+            _flat["objects"].extend(items.values())
+
+
+def _nothing_rebound(_any=any, _map=map, _is_not=is_not, _repeat=repeat, _get=dict.get) -> bool:
+    """Whether every watched module is still in sys.modules and every attribute it had at its
+    snapshot is still the same object: two C-level passes (map, operator.is_not), since this runs
+    thousands of times per graded cell. The functions it uses are bound when it is defined, so
+    rebinding them later changes nothing."""
+    flat = _flat
+    if _any(_map(_is_not, _map(sys.modules.get, flat["names"]), flat["modules"])):
+        return False
+    now = _map(_get, flat["dicts"], flat["keys"], _repeat(_MISSING))
+    return not _any(_map(_is_not, now, flat["objects"]))
 
 
 def seal(package: ModuleType) -> None:
@@ -306,7 +328,7 @@ def seal(package: ModuleType) -> None:
 def environment_changes(frame: Any = None) -> list[str]:
     """What was rebound since import: module attributes, and names the caller's code uses."""
     changes = []
-    for name, (module, items) in _snapshots.items():
+    for name, (module, items) in ([] if _nothing_rebound() else _snapshots.items()):
         if sys.modules.get(name) is not module:
             changes.append(_("sys.modules[{name}] was replaced").format(name=repr(name)))
             continue
