@@ -121,6 +121,20 @@ def check_backward(label: str, grad: float, expected: float, output_grad: float)
     _report(label, np.float64(grad), expected, 1e-7, slips)
 
 
+def _squared_error(model: Any, params: Sequence[Any], data: Sequence[tuple[Any, float]]
+                   ) -> tuple[np.ndarray, Callable[[np.ndarray], float]]:
+    """(theta, loss_at): the parameters' values now, shape (P,), and the function that sets them to
+    `values` (P,) and returns the model's summed squared error on `data`, a float."""
+    theta = np.array([as_float(p.data, f"parameter {i}'s .data") for i, p in enumerate(params)])
+
+    def loss_at(values: np.ndarray) -> float:
+        for p, value in zip(params, values, strict=True):
+            p.data = float(value)
+        return as_float(sum((model(x) - y) ** 2 for x, y in data).data, "the loss's .data")
+
+    return theta, loss_at
+
+
 def check_train_step(train_step: Callable[..., Any], model: Any, params: Sequence[Any],
                      data: Sequence[tuple[Sequence[float], float]], lr: float, planted: float,
                      zero_grad: bool = True, *, loss_label: str, params_label: str) -> None:
@@ -129,12 +143,7 @@ def check_train_step(train_step: Callable[..., Any], model: Any, params: Sequenc
     returned (before the step) and the parameters after it. `params` are model.parameters(), read
     by the caller. Prints two ✓/✗ lines, with the hint of a known slip; CheckFailed when one fails."""
     __tracebackhide__ = True
-    theta = np.array([as_float(p.data, f"parameter {i}'s .data") for i, p in enumerate(params)])
-
-    def loss_at(values: np.ndarray) -> float:
-        for p, value in zip(params, values, strict=True):
-            p.data = float(value)
-        return as_float(sum((model(x) - y) ** 2 for x, y in data).data, "the loss's .data")
+    theta, loss_at = _squared_error(model, params, data)
 
     grad = eval_numerical_gradient(loss_at, theta.copy())
     loss = loss_at(theta)                       # puts the parameters back
@@ -161,12 +170,7 @@ def check_mlp_gradients(graded: Any, net: Any, params: Sequence[Any],
     engine) runs under exercise "MLP"'s rules of `graded`; the parameters get their values back.
     Prints the toolkit's ✓/✗ line; CheckFailed when it fails."""
     __tracebackhide__ = True
-    theta = np.array([as_float(p.data, f"parameter {i}'s .data") for i, p in enumerate(params)])
-
-    def loss_at(values: np.ndarray) -> float:
-        for p, value in zip(params, values, strict=True):
-            p.data = float(value)
-        return as_float(sum((net(x) - y) ** 2 for x, y in data).data, "the loss's .data")
+    theta, loss_at = _squared_error(net, params, data)
 
     try:
         for p in params:
