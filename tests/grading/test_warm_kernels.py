@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import subprocess
 import sys
 from pathlib import Path
 
@@ -207,6 +208,28 @@ def test_a_module_runs_warm_with_its_exit_code_and_output(tmp_path: Path) -> Non
                                    cwd=str(tmp_path), log=str(log), timeout=60)
     assert code == 7
     assert log.read_text() == f"in {tmp_path} ['a', 'b'] seen\n"
+
+
+@pytest.mark.parametrize(("ending", "status", "shown"), [
+    ("pass", 0, ""),
+    ("raise ValueError('wrong')", 1, "ValueError: wrong"),
+    ("sys.exit('a message')", 1, "a message"),
+    ("sys.exit(None)", 0, ""),
+])
+def test_a_warm_child_ends_as_python_would(tmp_path: Path, ending: str, status: int, shown: str) -> None:
+    """The child skips only the interpreter's teardown: its exit status, its atexit handlers and
+    what it printed without a newline are those of a cold Python."""
+    (tmp_path / "ending_module.py").write_text(
+        "import atexit, sys\natexit.register(lambda: print('atexit ran'))\n"
+        f"print('unflushed', end='')\n{ending}\n")
+    log = tmp_path / "log.txt"
+    code = warm_kernels.run_module("ending_module", [], env=dict(os.environ), cwd=str(tmp_path),
+                                   log=str(log), timeout=60)
+    cold = subprocess.run([sys.executable, "-m", "ending_module"], cwd=tmp_path, capture_output=True,
+                          text=True, env={**os.environ, "PYTHONPATH": str(tmp_path)})
+    assert (code, cold.returncode) == (status, status)
+    assert log.read_text().startswith("unflushed") and "atexit ran" in log.read_text()
+    assert shown in log.read_text() and shown in cold.stdout + cold.stderr
 
 
 def test_xdist_workers_share_the_first_test_process_servers() -> None:
