@@ -22,7 +22,7 @@ from tests.nbgrader_harness import REPO, ScratchCourse, fill_release, load_cases
 # A sample of 01's cases: full marks in both editions and a partial score (every case is graded by
 # tests/cases/test_corpus.py already, and there an alternative answer scores as the solution does;
 # the untouched release scores nothing under nbgrader in tests/grading/test_solution_and_release.py).
-# Five lessons are graded by both too, cell by cell, with the hostile submissions of
+# Three lessons are graded by both too, cell by cell, with the hostile submissions of
 # tests/grading/test_liars.py (`ours[mode] == nbgrader_scores`, on its PIPELINE_SAMPLE).
 SAMPLE = {"01_derivatives": (False, 0, [0])}
 
