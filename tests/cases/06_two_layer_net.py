@@ -6,10 +6,11 @@ cells in `must_fail` and full marks elsewhere.
 
 The layers of lessons 4 and 5 are the course's (grader.lessons.two_layer_net.layers, imported by a
 locked cell; a student may paste their own in a plain cell, which the contract cut leaves out).
-Graded cells (26 points): test_l2_penalty (1); the class: test_init (1), test_scores (1),
-test_loss (1), test_loss_reg (1), test_dW2 (3), test_db2 (2), test_dW1 (4), test_db1 (2),
-test_reg_grads (2), test_stable (1); the training loop: test_train_steps (2),
-test_train_history (1); XOR: test_xor_loss (1), test_xor_grads (3).
+Graded cells (24 points, weighted by the work: specification and assembly little, the backward
+pass most): test_l2_penalty (1); the class: test_init (0.5), test_scores (0.5), test_loss (0.5),
+test_loss_reg (1), test_dW2 (3), test_db2 (2), test_dW1 (4), test_db1 (2), test_reg_grads (2),
+test_stable (1); the training loop: test_train_steps (2), test_train_history (0.5); XOR:
+test_xor_loss (1), test_xor_grads (3).
 The class mistakes below are an inline NumPy class (as a student may write it) with one or two lines
 changed (`_variant`), or the instructor's class with one line changed (`_solved`); the step
 mistakes change one line of a step function (`_step`).

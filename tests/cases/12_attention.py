@@ -4,11 +4,13 @@ Graded by tests/cases/test_corpus.py (in process, on the lesson's contract cut):
 alternative must score full marks; every mistake must score 0 on exactly the cells in
 `must_fail` and full marks elsewhere.
 
-Graded cells (36 points): test_attention_forward (2), _mask (2), test_causal_mask (1),
-test_attention_backward_dv, _dq, _dk (2 each), test_mha_forward (2), test_mha_backward_dWo,
+Graded cells (33 points, weighted by the work: the definition's transcription little, the
+softmax backward most): test_attention_forward (1), _mask (1), test_causal_mask (1),
+test_attention_backward_dv (2), _dq, _dk (3 each), test_mha_forward (2), test_mha_backward_dWo,
 _dWv, _dWq, _dWk (1 each), _dx (2), test_gelu_forward (1), test_gelu_backward (2),
-test_block_forward (2), test_block_backward_dx (2), _Wq, _Wk, _Wv, _Wo, _W1, _b1, _W2, _b2, _ln1, _ln2
-(1 each).
+test_block_forward (2), test_block_backward_dx (2), _W1, _b1, _W2, _b2 (1 each), _Wq, _Wk, _Wv,
+_Wo, _ln1, _ln2 (0.5 each: they follow from the student's own multi-head attention and layer norm
+backward once dx is right).
 
 The later exercises call the earlier ones (multi-head attention calls attention_forward and
 attention_backward, the block calls all of them), and every backward check first asks that the
