@@ -51,6 +51,15 @@ def _axis(axes, which: str) -> str | None:
     return text
 
 
+def _in_data(line) -> tuple[bool, bool]:
+    """Whether the line's x and y are data coordinates (axhline's x and axvline's y are fractions
+    of the axes)."""
+    axes = line.axes
+    if axes is None:
+        return True, True
+    return line.get_transform().contains_branch_seperately(axes.transData)
+
+
 def _line(line, index: int) -> str | None:
     x, y = np.asarray(line.get_xdata(), dtype=object), np.asarray(line.get_ydata(), dtype=object)
     try:
@@ -64,6 +73,11 @@ def _line(line, index: int) -> str | None:
     label = line.get_label()
     named = label and not label.startswith("_")
     name = _("line “{label}”").format(label=label) if named else _("line {i}").format(i=index)
+    x_in_data, y_in_data = _in_data(line)
+    if not x_in_data and y_in_data and np.ptp(y) == 0:  # axhline: x runs over the axes' width
+        return _("{name}: horizontal, at {y}").format(name=name, y=_number(y[0]))
+    if x_in_data and not y_in_data and np.ptp(x) == 0:  # axvline
+        return _("{name}: vertical, at {x}").format(name=name, x=_number(x[0]))
     if len(y) == 1:
         return _("{name}: one point, {y} at {x}").format(name=name, y=_number(y[0]), x=_number(x[0]))
     if np.ptp(y) == 0:

@@ -56,6 +56,10 @@ HASH_NOTE = "en-sha256 "
 # A string literal is prose when it holds two words, or when it is a label, a title or a description.
 _PROSE = re.compile(r"[^\W\d_]{2,}[\s,;:]+[^\W\d_]{2,}")
 _WORD = re.compile(r"[^\W\d_]{2,}")
+#: A comment is prose when it holds a word of three letters or more ("# ---- functions ----",
+#: "# one (B, n) float32 tensor"), unless it is a directive to a tool.
+_COMMENT_WORD = re.compile(r"[^\W\d_]{3,}")
+_DIRECTIVE = re.compile(r"^#\s*(noqa|type:|pragma|fmt:|%%)")
 _LABEL_KEYWORDS = {
     "label",
     "title",
@@ -159,6 +163,10 @@ def _is_prose_string(literal: str, before: list[tokenize.TokenInfo]) -> bool:
     return False
 
 
+def _is_prose_comment(comment: str) -> bool:
+    return bool(_COMMENT_WORD.search(comment)) and not _DIRECTIVE.match(comment)
+
+
 def _enclosing_call(significant: list[tokenize.TokenInfo]) -> str | None:
     """The name of the call whose parentheses hold the next token, however deep in its lists."""
     depth = 0
@@ -188,7 +196,7 @@ def code_fragments(source: str) -> list[tuple[str, int, int]]:
     while i < len(tokens):
         tok = tokens[i]
         begin = starts[tok.start[0] - 1] + tok.start[1]
-        if tok.type == tokenize.COMMENT and _PROSE.search(tok.string):
+        if tok.type == tokenize.COMMENT and _is_prose_comment(tok.string):
             fragments.append(("comment", begin, starts[tok.end[0] - 1] + tok.end[1]))
         elif tok.type == tokenize.STRING:
             j = i

@@ -14,7 +14,8 @@ from a right answer by exactly the bug it names; `_edit` fails loudly if the lin
 
 Graded cells and points (28): test_collapse (2), test_mul_pow_rules (3), test_unary_functions (4),
 test_circuit_by_hand (2), test_topological_order (2), test_backward_order (3), test_node_used_twice (0.5),
-test_accumulate_across_calls (0.5) (these two pass once backward seeds and walks in reverse), test_add_sub_neg (1), test_mul_div_pow (1), test_reflected (1),
+test_accumulate_across_calls (0.5) (these two pass once backward seeds and walks in reverse),
+test_add_sub_neg (1), test_mul_div_pow (1), test_reflected (1),
 test_vs_torch (1), test_mlp_structure (1), test_mlp_gradients (1), test_neuron_backward (4),
 test_train_step (1).
 """

@@ -317,9 +317,11 @@ def conv_forward_im2col(x, w, b, conv_param):
 
 # The declaration in the setup cell (graded = Exercises(...)): the im2col versions run with the loop
 # versions refused and a budget of lines of Python (max_lines), in the visible checks and the hidden
-# tests alike; the visible checks include a batch of 4 images of 32 × 32, where a loop over the
-# examples, filters or positions runs thousands of lines. Every argument must come back unchanged.
-_NOT_LOOPS = "with no loop over the output positions"
+# tests alike; the visible checks include a batch of 4 images of 32 × 32 (a loop over the output
+# positions runs thousands of lines), a batch of 1000 images of 5 × 5 (a loop over the examples runs
+# at least 1000) and 1000 filters (a loop over the filters, the same). Every argument must come back
+# unchanged.
+_NOT_LOOPS = "never over the examples, the filters or the output positions"
 
 
 def _renamed(gid: str, new_name: str) -> str:
@@ -441,6 +443,63 @@ def conv_backward_im2col(dout, cache):
                 dx_pad[:, c, rows, columns] += dcols[(c * HH + r) * WW + s].reshape(N, H_out, W_out)
     dx = dx_pad[:, :, pad:pad + H, pad:pad + W]
     return dx, (dout_mat @ cols.T).reshape(w.shape), dout_mat.sum(axis=1)
+'''},
+        "must_fail": [],
+    },
+    {
+        # im2col one example at a time: the windows of each image cut out and multiplied in a loop
+        # over the batch (the reader's variant, round 2), within the budget for 4 images of 32 × 32.
+        "name": "im2col forward looping over the examples",
+        "cells": {"conv_forward_im2col": '''\
+def conv_forward_im2col(x, w, b, conv_param):
+    stride, pad = conv_param["stride"], conv_param["pad"]
+    N, C, H, W = x.shape
+    F, _, HH, WW = w.shape
+    H_out = 1 + (H + 2 * pad - HH) // stride
+    W_out = 1 + (W + 2 * pad - WW) // stride
+    x_pad = np.pad(x, ((0, 0), (0, 0), (pad, pad), (pad, pad)))
+    win = np.lib.stride_tricks.sliding_window_view(x_pad, (HH, WW), axis=(2, 3))[:, :, ::stride, ::stride]
+    out = np.empty((N, F, H_out, W_out))
+    for n in range(N):
+        cols = win[n].transpose(0, 3, 4, 1, 2).reshape(C * HH * WW, H_out * W_out)
+        out[n] = (w.reshape(F, -1) @ cols + b[:, None]).reshape(F, H_out, W_out)
+    cols = win.transpose(1, 4, 5, 0, 2, 3).reshape(C * HH * WW, N * H_out * W_out)
+    return out, (x.shape, w, cols, conv_param)
+'''},
+        "must_fail": ["test_conv_forward_im2col", "test_conv_im2col_dx", "test_conv_im2col_dw",
+                      "test_conv_im2col_db"],
+        "message": _NOT_LOOPS,
+    },
+    {
+        # dw one filter at a time, in a one-line comprehension: the rest of the solution unchanged.
+        "name": "im2col backward with dw looping over the filters",
+        "cells": _mistake("conv_backward_im2col", (
+            "dw = (dout_mat @ cols.T).reshape(w.shape)",
+            "dw = np.stack([dout_mat[f] @ cols.T for f in range(F)]).reshape(w.shape)")),
+        "must_fail": ["test_conv_im2col_dx", "test_conv_im2col_dw", "test_conv_im2col_db"],
+        "message": _NOT_LOOPS,
+    },
+    {
+        # The forward vectorised with einsum over the examples and filters, a loop over the kernel
+        # offsets only, accumulating the product offset by offset (no cols kept): full marks.
+        "name": "not a mistake: im2col forward accumulated over the kernel offsets",
+        "cells": {"conv_forward_im2col": '''\
+def conv_forward_im2col(x, w, b, conv_param):
+    stride, pad = conv_param["stride"], conv_param["pad"]
+    N, C, H, W = x.shape
+    F, _, HH, WW = w.shape
+    H_out = 1 + (H + 2 * pad - HH) // stride
+    W_out = 1 + (W + 2 * pad - WW) // stride
+    x_pad = np.pad(x, ((0, 0), (0, 0), (pad, pad), (pad, pad)))
+    out = np.broadcast_to(b[None, :, None, None], (N, F, H_out, W_out)).copy()
+    patches = np.empty((N, C, HH, WW, H_out, W_out))
+    for r in range(HH):
+        for s in range(WW):
+            patch = x_pad[:, :, r:r + stride * H_out:stride, s:s + stride * W_out:stride]
+            patches[:, :, r, s] = patch
+            out += np.einsum("ncij,fc->nfij", patch, w[:, :, r, s])
+    cols = patches.transpose(1, 2, 3, 0, 4, 5).reshape(C * HH * WW, N * H_out * W_out)
+    return out, (x.shape, w, cols, conv_param)
 '''},
         "must_fail": [],
     },

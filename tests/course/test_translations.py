@@ -312,3 +312,10 @@ def test_every_word_of_a_table_is_offered_for_translation() -> None:
               'keys = ["node"]')
     found = [source[start:end] for _, start, end in tr.code_fragments(source)]
     assert found == ['"node"', '"forward value"', '"gate"', '"0 (the gate is shut)"'], found
+
+
+def test_a_comment_of_one_word_is_offered_for_translation_and_a_directive_is_not() -> None:
+    source = ("# ---- functions ----\nx = 1  # one (B, n) float32 tensor\ny = 2  # noqa: E501\n"
+              "z = 3  # 42\n")
+    found = [source[start:end] for _, start, end in tr.code_fragments(source)]
+    assert found == ["# ---- functions ----", "# one (B, n) float32 tensor"], found

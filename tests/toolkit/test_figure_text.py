@@ -37,6 +37,16 @@ def test_lines_are_told_by_their_ends_and_extremes():
             "highest 0.989 at 8") in text
 
 
+def test_reference_lines_are_told_where_they_stand_not_by_the_axes_fractions():
+    fig, ax = plt.subplots()
+    ax.plot([-8, 8], [0, 1])
+    ax.axhline(0, color="grey")
+    ax.axvline(709.78, linestyle=":")
+    text = describe(fig)
+    assert "Line 2: horizontal, at 0." in text and "Line 3: vertical, at 710" in text, text
+    assert "from 0 to 1" not in text, text
+
+
 def test_panels_bars_points_images_and_texts_are_told_and_colour_bars_left_out():
     fig, (left, right) = plt.subplots(1, 2)
     fig.suptitle("Two views")

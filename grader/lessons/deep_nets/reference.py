@@ -9,7 +9,9 @@ values it compares with come from here:
   batches, by PyTorch;
 - `dropout_dx`: the gradient of inverted dropout, read off the forward pass's own output;
 - `chained_backward`: every gradient of the lesson's two-layer batch-norm net from the student's
-  step functions, for the comparison with PyTorch.
+  step functions, for the comparison with PyTorch;
+- `layernorm_problems`: the layer-norm batches of the hidden checks (kept here, not in the
+  notebook, so that the student does not read the hidden tests' inputs).
 """
 
 from __future__ import annotations
@@ -21,7 +23,14 @@ import torch
 
 from ...referees import referee, referee_all
 
-__all__ = ["OPTIMISER_DEFAULTS", "chained_backward", "dropout_dx", "optimiser_reference", "running_averages"]
+__all__ = [
+    "OPTIMISER_DEFAULTS",
+    "chained_backward",
+    "dropout_dx",
+    "layernorm_problems",
+    "optimiser_reference",
+    "running_averages",
+]
 
 #: The hyper-parameters of the lesson's update rules when a config leaves them out.
 OPTIMISER_DEFAULTS = {
@@ -151,6 +160,24 @@ def chained_backward(values: Mapping[str, np.ndarray], X: np.ndarray, y: np.ndar
         if layer == 2:
             d["h1"] = dh_in
     return d
+
+
+_LayerNormProblem = tuple[str, np.ndarray, np.ndarray, np.ndarray, np.ndarray, float | None]
+
+
+def layernorm_problems(seed: int) -> list[_LayerNormProblem]:
+    """Fresh layer-norm problems for the hidden checks: (label, x, gamma, beta, dout, eps), eps None
+    for the default. Batches of several sizes (one of a single example), examples far from 0 and
+    of very different widths, and an example whose features are all equal."""
+    rng = np.random.default_rng(seed)
+    problems = []
+    for N, D, eps in [(5, 4, None), (1, 6, 1e-3), (3, 3, 1e-5), (20, 7, 0.1)]:
+        x = rng.normal(loc=rng.normal(size=(N, 1)) * 5, size=(N, D)) * rng.uniform(0.1, 10, size=(N, 1))
+        if N > 1:
+            x[1] = 2.5                                   # an example whose features are all equal
+        gamma, beta, dout = rng.normal(size=D), rng.normal(size=D) + 1.0, rng.normal(size=(N, D))
+        problems.append((f"N={N}, D={D}, eps={'default' if eps is None else eps}", x, gamma, beta, dout, eps))
+    return problems
 
 
 # Everything above checks or computes the right answers: refused inside a graded call.

@@ -21,11 +21,18 @@ from ...i18n import lesson_text as _
 from ...numgrad import rel_error
 from ...referees import referee_all
 from ...report_lines import emit, hint_line, show_hint
-from ...trusted import as_array, plain_ndarray
+from ...trusted import as_array, as_items, plain_ndarray
 from ..rounding import rounding_margin, rounding_tol
 
 __all__ = [
+    "check_array_gradient_of_view",
     "check_centred_slope",
+    "check_gradient_by_reference",
+    "check_gradient_entries",
+    "check_integer_gradient",
+    "check_partials",
+    "check_tanh_gradient",
+    "check_x_restored",
     "check_directional_slope",
     "check_gradient_check",
     "check_grad_L",
@@ -325,6 +332,95 @@ def check_matmul_gradient(grad: Any, x: np.ndarray, dout: np.ndarray, reference:
                 show_hint(_("here every output can depend on x[idx] (out[i, k] = sum_j x[i, j] W[j, k]): "
                           "the change of every output counts, not only of the entry at idx."))
         raise
+
+
+def check_partials(result: Any, point: tuple[float, float], want_x: float, want_y: float) -> None:
+    """partial_derivatives' (dfdx, dfdy) at `point` against the exact partial derivatives, each to
+    1e-4 (the loose bar of the first check); recognises the two answers swapped."""
+    __tracebackhide__ = True
+    at = f"({point[0]}, {point[1]})"
+    dfdx, dfdy = as_items(result, f"partial_derivatives(g, {point[0]}, {point[1]})", 2, ("dfdx", "dfdy"))
+    swapped = [plain_ndarray(v) for v in (dfdx, dfdy)]
+    if all(v is not None and v.shape == () and v.dtype.kind in "iuf" for v in swapped):
+        if rel_error(float(swapped[0]), want_y) < 1e-4 and rel_error(float(swapped[1]), want_x) < 1e-4:
+            show_hint(_("your two answers are swapped: the first nudges x (y held fixed), the second "
+                        "nudges y."))
+    check_close(_("dg/dx at {point}").format(point=at), dfdx, want_x, tol=1e-4)
+    check_close(_("dg/dy at {point}").format(point=at), dfdy, want_y, tol=1e-4)
+
+
+def check_gradient_entries(grad: Any, x_shape: tuple[int, ...], expected: np.ndarray) -> CheckResult:
+    """numerical_gradient's result for f(W) = sum(C * sin(W)), W of shape x_shape (2-D), against
+    `expected` (C * cos(W)); prints both shapes first, and recognises a whole row nudged at once."""
+    __tracebackhide__ = True
+    plain = as_array(grad, "numerical_gradient's result", shape=x_shape)
+    print(_("x has shape {x_shape}; your gradient has shape {grad_shape}").format(
+        x_shape=x_shape, grad_shape=plain.shape))
+    if np.allclose(plain, expected.sum(axis=1, keepdims=True)):
+        show_hint(_("each entry holds the sum of its row: you nudged a whole row at once (on a 2-D array, "
+                    "x[i] is a row). Visit every index tuple, e.g. for idx in np.ndindex(x.shape)."))
+    return check_close(_("gradient of sum(C * sin(W))"), plain, expected)
+
+
+def check_x_restored(x: np.ndarray, x_before: np.ndarray, h: float = 1e-5) -> None:
+    """After a call of numerical_gradient(f, x), x must hold exactly x_before: prints the largest
+    change, and fails (saying by how many h the entries moved) when it exceeds 1e-10."""
+    __tracebackhide__ = True
+    moved = np.asarray(x, dtype=np.float64) - x_before
+    print(_("largest change in x after the call: {change:.1e}").format(change=np.max(np.abs(moved))))
+    if not np.max(np.abs(moved)) < 1e-10:
+        raise CheckFailed(_("numerical_gradient changed x: entries moved by about {moved:+.2f} h "
+                            "(h = 1e-5). After the two evaluations, put the saved old value back: "
+                            "x[idx] = old.").format(moved=np.median(moved) / h))
+
+
+def check_gradient_by_reference(grad: Any, expected: np.ndarray) -> CheckResult:
+    """numerical_gradient's result for an f that ignores its argument and reads x by reference,
+    against `expected`; recognises an all-zero gradient (a copy of x nudged)."""
+    __tracebackhide__ = True
+    plain = as_array(grad, "numerical_gradient's result", shape=expected.shape)
+    if not np.any(plain):
+        show_hint(_("your gradient is all zeros: you nudged a copy of x, which f never looks at. "
+                    "Nudge x itself."))
+    return check_close(_("gradient when f reads x by reference"), plain, expected)
+
+
+def check_integer_gradient(grad: Any) -> CheckResult:
+    """numerical_gradient(lambda x: np.sum(x**2), x) at the integer x = [1, 2, 3]: prints the
+    result, then checks it against [2, 4, 6]; a wrong one gets the hint of integer nudges."""
+    __tracebackhide__ = True
+    plain = as_array(grad, "numerical_gradient's result", shape=(3,))
+    expected = np.array([2.0, 4.0, 6.0])
+    print(_("integer x = [1, 2, 3]: your gradient is {grad!r}").format(grad=plain))
+    if not np.allclose(plain, expected):
+        show_hint(_("an integer array cannot hold old + 1e-5: 1 + 1e-5 is stored as 1, and 1 - 1e-5 as 0. "
+                    "Start with x = np.asarray(x, dtype=np.float64)."))
+    return check_close(_("gradient of sum(x^2) at integer x = [1, 2, 3]"), plain, expected)
+
+
+def check_tanh_gradient(grad: Any, x: np.ndarray, dout: np.ndarray) -> CheckResult:
+    """numerical_gradient_array(np.tanh, x, dout) against dout * (1 - tanh(x)^2); recognises
+    dout ignored."""
+    __tracebackhide__ = True
+    plain = as_array(grad, "numerical_gradient_array's result", shape=x.shape)
+    slope = 1 - np.tanh(x) ** 2
+    if np.allclose(plain, slope):
+        show_hint(_("your gradient equals 1 - tanh(x)^2, as if dout were all ones: weight the output "
+                    "change by dout."))
+    return check_close(_("gradient through out = tanh(x)"), plain, dout * slope)
+
+
+def check_array_gradient_of_view(grad: Any, x: np.ndarray, x_before: np.ndarray) -> None:
+    """numerical_gradient_array(lambda z: z.T, x, ones) for x of shape (2, 3): the gradient must be
+    all ones, and x must hold x_before again; recognises an all-zero gradient (a kept view)."""
+    __tracebackhide__ = True
+    plain = as_array(grad, "numerical_gradient_array's result", shape=x.shape)
+    if not np.any(plain):
+        show_hint(_("your gradient is all zeros: the output you kept was a view of x and moved with it. "
+                    "Keep a copy of each output before nudging x again."))
+    check_close(_("gradient through out = x.T (a view of x), dout = ones"), plain, np.ones(x.shape))
+    if not np.max(np.abs(np.asarray(x, dtype=np.float64) - x_before)) < 1e-10:
+        raise CheckFailed(_("numerical_gradient_array changed x: put every entry back (x[idx] = old)"))
 
 
 # Everything above checks or computes the right answers: refused inside a graded call.

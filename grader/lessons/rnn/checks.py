@@ -25,7 +25,7 @@ from ...i18n import N_
 from ...i18n import lesson_text as _
 from ...referees import referee_all
 from ..slips import matching_slip
-from .reference import torch_bounds, torch_rnn, torch_unrolled
+from .reference import torch_bounds, torch_rnn, torch_step_jacobian, torch_unrolled
 
 __all__ = [
     "CLIP_TOL",
@@ -37,11 +37,13 @@ __all__ = [
     "check_one_gradient",
     "check_output",
     "check_rnn_forward",
+    "check_step_matrix",
     "check_total_norm",
     "clipped_arrays",
     "grads_problem",
     "known_rnn_mistake",
     "rnn_problem",
+    "step_matrix_problem",
     "step_problem",
 ]
 
@@ -227,6 +229,23 @@ def check_bounds(rho: Any, sigma_max: Any, M: np.ndarray, label: str = "", tol: 
                  tol=tol)
 
 
+def step_matrix_problem(H: int, seed: int, scale: float = 1.0) -> dict[str, np.ndarray]:
+    """One step of one sequence drawn from `seed`: Wh (H, H) (times `scale`), the state prev_h (H,)
+    it starts from, c (H,) standing for x @ Wx + b, and next_h (H,), the state the step produced."""
+    rng = np.random.default_rng(seed)
+    Wh, c = scale * rng.normal(size=(H, H)), rng.normal(size=H)
+    prev_h = rng.uniform(-1, 1, size=H)
+    return {"Wh": Wh, "c": c, "prev_h": prev_h, "next_h": np.tanh(c + prev_h @ Wh)}
+
+
+def check_step_matrix(J: Any, p: dict[str, np.ndarray], label: str | None = None, tol: float = 1e-7) -> None:
+    """Your backward_step_matrix's J for the step p (from step_matrix_problem) against the true
+    matrix of that step back (PyTorch's autograd), naming the classic slips."""
+    __tracebackhide__ = True
+    check_output("backward_step_matrix", "J", J, torch_step_jacobian(p["c"], p["prev_h"], p["Wh"]),
+                 (p["Wh"], p["next_h"]), label=label, tol=tol)
+
+
 def step_problem(N: int, D: int, H: int, seed: int, scale: float = 1.0) -> dict[str, np.ndarray]:
     """Inputs of one step drawn from `seed`: x (N, D), prev_h (N, H), Wx (D, H), Wh (H, H),
     b (H,), and an upstream gradient dnext_h (N, H). `scale` multiplies the weights (a large
@@ -403,11 +422,17 @@ def clipped_arrays(clipped: Any, what: str = "clip_gradients' clipped") -> dict[
     return plain
 
 
-def check_clipped(clipped: Any, grads: dict[str, np.ndarray], factor: float, max_norm: float) -> None:
+def check_clipped(clipped: Any, grads: dict[str, np.ndarray], factor: float | None = None, *,
+                  max_norm: float) -> None:
     """Every array of `clipped` must be `factor` times the one of `grads` (a copy taken before
-    the call). When the arrays are a classic clipping slip (per array, per value, rescaled below
-    max_norm), the first wrong line carries that hint alone, not one generic hint per array."""
+    the call); factor None: the factor clipping to `max_norm` needs, worked out here from the global
+    norm of `grads` (so that the check cell does not show it). When the arrays are a classic
+    clipping slip (per array, per value, rescaled below max_norm), the first wrong line carries that
+    hint alone, not one generic hint per array."""
     __tracebackhide__ = True
+    if factor is None:
+        norm = float(np.sqrt(sum(np.sum(g ** 2) for g in grads.values())))
+        factor = max_norm / norm if norm > max_norm else 1.0
     clipped = clipped_arrays(clipped)
     rows = [compare(f"clipped['{name}']", clipped.get(name), factor * g, tol=CLIP_TOL,
                     args=hint_args(np.shape(g))) for name, g in grads.items()]
@@ -425,7 +450,8 @@ def check_total_norm(total_norm: Any, norm: float, max_norm: float) -> None:
     """The total_norm returned must be the global norm `norm` of the gradients before clipping."""
     __tracebackhide__ = True
     value = as_float(total_norm, "clip_gradients' total_norm")  # one number
-    name = checked_name(f"total_norm (global norm {norm:g}, max_norm {max_norm:g})")
+    name = checked_name(_("total_norm (global norm {norm}, max_norm {max_norm})").format(norm=f"{norm:g}",
+                                                                                    max_norm=f"{max_norm:g}"))
     result, line = compare(name, total_norm, np.array(norm, dtype=np.float64), tol=1e-7, args=hint_args(()))
     if not result.passed and norm > max_norm and np.isclose(value, max_norm):
         message = _(_MESSAGES["clip-norm-after"]).format(max_norm=f"{max_norm:g}", norm=f"{norm:g}")

@@ -2,8 +2,8 @@
 of a matrix, computed by PyTorch (float64) with the lesson's conventions.
 
 Our RNN: h_t = tanh(x_t Wx + h_{t-1} Wh + b), Wx (D, H), Wh (H, H), b (H,), x (N, T, D), h0 (N, H).
-PyTorch's `torch.nn.RNN` stores weight_ih (H, D) = Wx transposed, weight_hh = Wh transposed, and two
-biases that are added: bias_ih gets b, bias_hh zeros. They live here, not in a notebook cell that
+PyTorch's `torch.nn.RNN` stores weight_ih_l0 (H, D) = Wx transposed, weight_hh_l0 = Wh transposed, and
+two biases that are added: bias_ih_l0 gets b, bias_hh_l0 zeros. They live here, not in a notebook cell that
 the student reads before the exercises, because their code is the answer of several of them.
 """
 
@@ -14,7 +14,7 @@ import torch
 
 from ...referees import referee, referee_all
 
-__all__ = ["torch_bounds", "torch_rnn", "torch_temporal_affine", "torch_unrolled"]
+__all__ = ["torch_bounds", "torch_rnn", "torch_step_jacobian", "torch_temporal_affine", "torch_unrolled"]
 
 
 @referee
@@ -92,6 +92,15 @@ def torch_bounds(M: np.ndarray) -> tuple[float, float]:
     radius and the largest singular value."""
     Mt = torch.tensor(M, dtype=torch.float64)
     return torch.linalg.eigvals(Mt).abs().max().item(), torch.linalg.matrix_norm(Mt, ord=2).item()
+
+
+@referee
+def torch_step_jacobian(c: np.ndarray, prev_h: np.ndarray, Wh: np.ndarray) -> np.ndarray:
+    """The (H, H) Jacobian of one step of one sequence, next_h = tanh(c + prev_h @ Wh) (c stands
+    for x @ Wx + b), by autograd (float64): entry (i, j) is d next_h[i] / d prev_h[j]."""
+    c_t, Wh_t = torch.tensor(c), torch.tensor(Wh)
+    jac = torch.autograd.functional.jacobian(lambda h: torch.tanh(c_t + h @ Wh_t), torch.tensor(prev_h))
+    return jac.numpy()
 
 
 @referee
