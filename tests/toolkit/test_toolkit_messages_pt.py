@@ -104,16 +104,16 @@ def test_catalogue_of_the_toolkit_is_complete():
 
 
 def test_a_label_through_tr_is_shown_in_portuguese_and_read_in_english(portuguese, capsys) -> None:
-    """check_close(tr("gradient when f reads x by reference"), ...): the line speaks Portuguese, and
-    the label is still read as a gradient's (the kind of a hint's wording comes from the English)."""
+    """check_close(tr("dx for a random grad_output"), ...): the line speaks Portuguese, and the label
+    is still read as a gradient's (the kind of a hint's wording comes from the English)."""
     from grader import tr
     from grader.hints.context import HintArgs, context_for
     from grader.i18n import Shown
 
-    label = tr("gradient when f reads x by reference")
-    assert label == "gradiente quando f lê x por referência" and label.english.startswith("gradient")
+    label = tr("dx for a random grad_output")
+    assert label == "dx para um grad_output aleatório" and label.english.startswith("dx")
     check_close(label, np.ones(3), np.ones(3))
-    assert capsys.readouterr().out.startswith("✓ gradiente quando f lê x por referência")
+    assert capsys.readouterr().out.startswith("✓ dx para um grad_output aleatório")
     # the English decides: "slope" names a gradient, its Portuguese "inclinação" would not
     slope = Shown("inclinação de L ao longo de u", "slope of L along u")
     assert context_for(np.ones(3), HintArgs(), slope).kind == "gradient"
