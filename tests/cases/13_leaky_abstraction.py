@@ -541,6 +541,15 @@ MISTAKES += [
         "must_fail": [],
     },
     {
+        # correct, keeps full marks: the one-line sigmoid 1 / (1 + exp(-x)); exp(-x) is inf for
+        # large negative x, and 1 / inf = 0 is the right value there (float64 and float32)
+        "name": "softplus backward 1 / (1 + exp(-x)), one line",
+        "cells": {"stable_softplus": _variant(_SOFTPLUS, (
+            "sigmoid = torch.where(x >= 0, 1 / (1 + small), small / (1 + small))",
+            "sigmoid = 1 / (1 + torch.exp(-x))"))},
+        "must_fail": [],
+    },
+    {
         # correct, keeps full marks: the sigmoid through tanh, which never overflows,
         # sigma(x) = (1 + tanh(x / 2)) / 2 (a derivation, not the library's sigmoid)
         "name": "softplus backward through tanh: (1 + tanh(x / 2)) / 2",

@@ -332,12 +332,45 @@ def test_check_init_variance_names_the_formula_a_wrong_sample_matches(std, formu
         check_init_variance("init(400, 100)", weights, 400, 100, expected, formula)
     out = capsys.readouterr().out
     assert out.startswith("✗ init(400, 100)  variance") and hint in out
-    # The line says in which direction and by what factor, never the variance asked for (derived).
+    # The line says in which direction and, in words, how far; never the variance asked for
+    # (derived), nor the factor (with the sample's variance it would name that variance).
     assert f"= {expected:.4g}" not in out and "times too" in out
+    factor = max(weights.var() / expected, expected / weights.var())
+    assert f"{factor:.2g} times" not in out
     # The printed hint line and the CheckFailed message both carry the hint, as every check's do.
     (line,) = [line for line in out.splitlines() if line.strip().startswith("Hint:")]
     assert line.endswith("[init-variance]") and hint in line
     assert "[init-variance]" in str(failed.value) and hint in str(failed.value)
+
+
+@pytest.mark.parametrize(
+    "variances, words",
+    [
+        ({"forward": 1.0, "backward": 1.0, "relu_forward": 1.0}, "grows more than tenfold"),
+        ({"forward": 1 / 400, "backward": 1 / 100, "relu_forward": 1 / 400}, "shrinks substantially"),
+        ({"forward": 1.1 / 400, "backward": 1 / 100, "relu_forward": 2 / 400}, "grows slightly"),
+    ],
+)
+def test_check_gains_says_how_far_off_in_words_never_the_factor(variances, words, capsys):
+    from grader.lessons.gradient_flow.steady_variance import check_gains, measured_gains
+
+    gains = measured_gains(variances, 400, 100)
+    with pytest.raises(CheckFailed, match=words):
+        check_gains(variances, gains, 400, 100)
+    out = capsys.readouterr().out
+    assert words in out
+    # A placeholder v and its measured factor would name the right v: no factor is printed.
+    off = [gain for gain in gains.values() if abs(gain - 1) > 0.02]
+    assert not any(f"{gain:.3g}" in out or f"{gain:.2g}" in out for gain in off)
+
+
+def test_check_gains_passes_the_steady_variances(capsys):
+    from grader.lessons.gradient_flow.steady_variance import check_gains, measured_gains
+
+    right = {"forward": 1 / 400, "backward": 1 / 100, "relu_forward": 2 / 400}
+    check_gains(right, measured_gains(right, 400, 100), 400, 100)
+    out = capsys.readouterr().out
+    assert out.count("✓") == 3 and "✗" not in out
 
 
 @pytest.mark.parametrize(

@@ -3,7 +3,8 @@ and, for the normal initialisers, draws from a normal distribution.
 
 It prints its ✓/✗ line and hint through `grader.report_lines` (hint code ``init-variance``),
 and names the expected variance only once the sample has it: a failed line says in which
-direction, and by which factor, the variance is off (the exercise asks to derive it);
+direction, and in words how far, the variance is off (never the factor: with the sample's own
+variance it would give the expected one away, and the exercise asks to derive it);
 reads the array through the trusted path (`grader.trusted`), and raises the toolkit's
 `CheckFailed`, as every check does.
 """
@@ -30,7 +31,7 @@ HINT_CODE = "init-variance"
 #: each by it; gathered by grader.lessons.hint_codes).
 HINT_CODES: dict[str, str] = {
     HINT_CODE: "an initialiser's weights of the wrong shape, dtype or variance: the variance "
-    "another scheme would give (1/fan_in, 2/fan_in, ...) is named, or how far off it is "
+    "another scheme would give (1/fan_in, 2/fan_in, ...) is named, with the slip it reveals "
     "(check_init_variance).",
 }
 
@@ -43,6 +44,18 @@ NORMAL_TAIL = math.erfc(2 / math.sqrt(2))
 #: exp(-n KL(0.02 || 0.0455)) <= exp(-375.9) < 1e-163 (Chernoff's bound for the
 #: binomial count).
 NORMAL_TAIL_LEAST = 0.02
+
+
+#: (the largest ratio of the variances, either way up, of a band; a too large variance's words; a
+#: too small one's). Words only: the factor with the sample's variance would name the expected one.
+_BANDS = (
+    (1.5, N_("variance {variance}: slightly too large (needs < {tol} off)"),
+     N_("variance {variance}: slightly too small (needs < {tol} off)")),
+    (10.0, N_("variance {variance}: several times too large (needs < {tol} off)"),
+     N_("variance {variance}: several times too small (needs < {tol} off)")),
+    (math.inf, N_("variance {variance}: more than ten times too large (needs < {tol} off)"),
+     N_("variance {variance}: more than ten times too small (needs < {tol} off)")),
+)
 
 
 class VarianceOff(float):
@@ -60,10 +73,12 @@ def _candidate_variances(fan_in: int, fan_out: int, expected: float) -> list[tup
     return [
         ("2/(fan_in + fan_out)", 2 / s, N_("Xavier/Glorot's variance")),
         ("2/fan_in", 2 / fan_in, N_("He's variance (for ReLU)")),
-        ("1/fan_in", 1 / fan_in, N_("LeCun's variance: it keeps only the forward pass steady")),
+        ("1/fan_in", 1 / fan_in,
+         N_("LeCun's variance: it keeps a tanh layer's forward pass steady, and nothing else")),
         ("2/fan_out", 2 / fan_out, N_("fan_out where fan_in belongs")),
-        ("1/fan_out", 1 / fan_out, N_("fan_out where fan_in belongs, and no 2")),
-        ("1/(fan_in + fan_out)", 1 / s, N_("the Xavier formula without its 2")),
+        ("1/fan_out", 1 / fan_out, N_("it keeps only the backward pass steady")),
+        ("1/(fan_in + fan_out)", 1 / s, N_("it makes the sum of the forward and the backward factor 1, "
+                                           "not their average")),
         ("6/(fan_in + fan_out)", 6 / s, N_("the square of the uniform bound a = √(6/(fan_in + fan_out)): "
          "U(−a, a) has variance a²/3, not a²")),
         ("6/fan_in", 6 / fan_in, N_("the square of He's uniform bound: U(−a, a) has variance a²/3")),
@@ -89,10 +104,11 @@ def check_init_variance(
     and, with `normal`, a normal distribution's share of draws beyond 2 standard deviations.
 
     Prints one ✓ line with the sample variance, the expected one and how far apart they are
-    (relative), or one ✗ line with the sample variance and the factor, too large or too small, by
-    which it misses the expected one (not named); on failure a hint names the formula the sample
-    matches (1/fan_in, 2/fan_out, a variance used as the standard deviation, ...), then CheckFailed
-    is raised.
+    (relative), or one ✗ line with the sample variance, whether it is too large or too small, and
+    in words by how much (slightly, several times, more than tenfold: not the factor, which would
+    name the expected variance); on failure a hint names the formula the sample matches and the
+    slip it reveals (1/fan_in, 2/fan_out, a variance used as the standard deviation, ...), then
+    CheckFailed is raised.
     Inputs: name — shown in the line, e.g. "xavier_init(400, 100)"; weights — the array;
     fan_in, fan_out — the arguments; expected — the right variance; formula — how it is written
     (e.g. "2/(fan_in + fan_out)"); tol — largest accepted |variance/expected − 1|; normal —
@@ -113,11 +129,11 @@ def check_init_variance(
         _fail(name, _("mean {mean}, expected about 0").format(mean=f"{mean:.3g}"),
               _("weights must be centred on 0 (rng.normal(0, std, ...), or rng.uniform(-a, a, ...))."))
     off = abs(var / expected - 1)
-    if off >= tol:   # the expected value stays unnamed: the factor and its direction say enough
-        factor = f"{max(var / expected, expected / var):.2g}"
-        status = (_("variance {variance}: {factor} times too large (needs < {tol} off)") if var > expected
-                  else _("variance {variance}: {factor} times too small (needs < {tol} off)"))
-        _fail(name, status.format(variance=f"{var:.4g}", factor=factor, tol=f"{tol:.0%}"),
+    if off >= tol:   # the expected value stays unnamed, and so does the factor (variance / factor names it)
+        size = max(var / expected, expected / var)
+        large, small = next((large, small) for top, large, small in _BANDS if size < top)
+        status = _(large if var > expected else small)
+        _fail(name, status.format(variance=f"{var:.4g}", tol=f"{tol:.0%}"),
               _variance_hint(var, fan_in, fan_out, expected, formula, tol))
     status = _("variance {variance}, expected {formula} = {expected} (off by {off}, needs < {tol})").format(
         variance=f"{var:.4g}", formula=formula, expected=f"{expected:.4g}", off=f"{off:.1%}", tol=f"{tol:.0%}"

@@ -5,9 +5,12 @@ formula.
 `measured_gains(variances, fan_in, fan_out)` draws one (fan_in, fan_out) weight matrix per
 condition with the variance the student found, sends a large batch through it and returns, per
 condition, the factor by which the layer multiplies the quantity that should stay steady (1 when
-the variance is right); `show_gain_hints(gains, fan_in, fan_out)` names the usual mistakes those
-factors reveal. `init_variance_reference(kind, fan_in, fan_out)` is the variance the initialiser
-checks compare with: a referee (`grader.referees`), refused inside a graded call.
+the variance is right); `check_gains(variances, gains, fan_in, fan_out)` prints, per condition,
+whether that quantity stays steady, grows or shrinks, and roughly how much (never the factor
+itself: with it, any placeholder v would give the right one away), then the hints of
+`show_gain_hints(gains, fan_in, fan_out)`, which names the usual mistakes those factors reveal.
+`init_variance_reference(kind, fan_in, fan_out)` is the variance the initialiser checks compare
+with: a referee (`grader.referees`), refused inside a graded call.
 """
 
 from __future__ import annotations
@@ -17,13 +20,14 @@ from collections.abc import Iterator, Mapping
 
 import numpy as np
 
-from ...errors import BadReturnValue
+from ...errors import BadReturnValue, CheckFailed
 from ...i18n import N_
 from ...i18n import lesson_text as _
 from ...referees import referee, referee_all
-from ...report_lines import show_hint
+from ...report_lines import emit, fail_line, pass_line, show_hint
 
-__all__ = ["CONDITIONS", "HINT_CODES", "init_variance_reference", "measured_gains", "show_gain_hints"]
+__all__ = ["CONDITIONS", "HINT_CODES", "check_gains", "init_variance_reference", "measured_gains",
+           "show_gain_hints"]
 
 #: The hint codes this module prints, and what each one means (the class report explains each by it;
 #: gathered by grader.lessons.hint_codes).
@@ -100,9 +104,52 @@ def show_gain_hints(gains: Mapping[str, float], fan_in: int, fan_out: int) -> No
                     "what does ReLU do to the negative half of z?"), "steady-relu-half")
     ratio = fan_in / fan_out
     if abs(gains["forward"] / ratio - 1) < 0.05 or abs(gains["backward"] * ratio - 1) < 0.05:
-        hint = _("a measured factor of {fan_in}/{fan_out} or {fan_out}/{fan_in} is the ratio of fan_in to "
-                 "fan_out: which of the two does each sum run over?")
-        show_hint(hint.format(fan_in=fan_in, fan_out=fan_out), "steady-fans-swapped")
+        show_hint(_("a quantity changes by the ratio of fan_in to fan_out (or its inverse): which of the "
+                    "two does each sum run over?"), "steady-fans-swapped")
+
+
+#: Largest accepted |factor − 1| of `check_gains`.
+GAIN_TOL = 0.02
+
+#: (the largest factor, or 1/factor, of a band; how a too large v is described; a too small one).
+#: Words, not the factor: the factor with the v that gave it would name the right v.
+_BANDS = (
+    (1.5, N_("v = {variance} is too large: the quantity grows slightly per layer ({meaning})"),
+     N_("v = {variance} is too small: the quantity shrinks slightly per layer ({meaning})")),
+    (10.0, N_("v = {variance} is too large: the quantity grows substantially per layer ({meaning})"),
+     N_("v = {variance} is too small: the quantity shrinks substantially per layer ({meaning})")),
+    (math.inf, N_("v = {variance} is too large: the quantity grows more than tenfold per layer ({meaning})"),
+     N_("v = {variance} is too small: the quantity shrinks more than tenfold per layer ({meaning})")),
+)
+
+
+def check_gains(variances: Mapping[str, float], gains: Mapping[str, float], fan_in: int,
+                fan_out: int) -> None:
+    """Per key of CONDITIONS, a ✓ line if the measured factor is within GAIN_TOL of 1, else a ✗ line
+    saying whether v is too large or too small and, in words, by how much the quantity grows or
+    shrinks per layer; then the hints of `show_gain_hints`; CheckFailed if any factor is off.
+
+    Inputs: variances — the student's plain floats keyed like CONDITIONS; gains — measured_gains of
+    them; fan_in, fan_out — the layer's size (for the hints).
+    """
+    __tracebackhide__ = True
+    lines, failed = [], []
+    for key in CONDITIONS:
+        factor, variance, meaning = gains[key], f"{variances[key]:.4g}", CONDITIONS[key]
+        if abs(factor - 1) < GAIN_TOL:
+            status = _("v = {variance}: steady, within 2 % ({meaning})").format(
+                variance=variance, meaning=meaning)
+            lines.append(pass_line(key, status))
+            continue
+        size = max(factor, 1 / factor) if factor > 0 else math.inf  # a v so small the factor underflows
+        large, small = next((large, small) for top, large, small in _BANDS if size < top)
+        status = _(large if factor > 1 else small).format(variance=variance, meaning=meaning)
+        lines.append(fail_line(key, status))
+        failed.append(f"{key}: {status}")
+    emit(lines)
+    show_gain_hints(gains, fan_in, fan_out)
+    if failed:
+        raise CheckFailed("; ".join(failed))
 
 
 @referee
