@@ -315,6 +315,14 @@ def test_check_init_variance_accepts_any_distribution_with_the_right_variance(ca
     assert isinstance(off, float) and DisplayFormatter().format(off) == ({}, {})
 
 
+def test_weights_of_zeros_are_told_in_words_not_by_a_division_by_zero(capsys):
+    from grader.errors import CheckFailed
+
+    with pytest.raises(CheckFailed):
+        check_init_variance("zeros(400, 100)", np.zeros((400, 100)), 400, 100, 2 / 400, "2/fan_in")
+    assert "more than ten times too small" in capsys.readouterr().out
+
+
 @pytest.mark.parametrize(
     "std, formula, expected, hint",
     [

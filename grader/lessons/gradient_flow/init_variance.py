@@ -23,6 +23,7 @@ from ...i18n import lesson_text as _
 from ...referees import referee_all
 from ...report_lines import emit, fail_line, hint_line, pass_line, summary_hint
 from ...trusted import plain_ndarray, verify_environment
+from .steady_variance import band_template
 
 __all__ = ["VarianceOff", "check_init_variance"]
 
@@ -130,9 +131,7 @@ def check_init_variance(
               _("weights must be centred on 0 (rng.normal(0, std, ...), or rng.uniform(-a, a, ...))."))
     off = abs(var / expected - 1)
     if off >= tol:   # the expected value stays unnamed, and so does the factor (variance / factor names it)
-        size = max(var / expected, expected / var)
-        large, small = next((large, small) for top, large, small in _BANDS if size < top)
-        status = _(large if var > expected else small)
+        status = _(band_template(var / expected, _BANDS))
         _fail(name, status.format(variance=f"{var:.4g}", tol=f"{tol:.0%}"),
               _variance_hint(var, fan_in, fan_out, expected, formula, tol))
     status = _("variance {variance}, expected {formula} = {expected} (off by {off}, needs < {tol})").format(

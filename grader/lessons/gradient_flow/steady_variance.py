@@ -26,8 +26,8 @@ from ...i18n import lesson_text as _
 from ...referees import referee, referee_all
 from ...report_lines import emit, fail_line, pass_line, show_hint
 
-__all__ = ["CONDITIONS", "HINT_CODES", "check_gains", "init_variance_reference", "measured_gains",
-           "show_gain_hints"]
+__all__ = ["CONDITIONS", "HINT_CODES", "band_template", "check_gains", "init_variance_reference",
+           "measured_gains", "show_gain_hints"]
 
 #: The hint codes this module prints, and what each one means (the class report explains each by it;
 #: gathered by grader.lessons.hint_codes).
@@ -123,6 +123,15 @@ _BANDS = (
 )
 
 
+def band_template(ratio: float, bands: tuple[tuple[float, str, str], ...]) -> str:
+    """The words of `bands` ((largest size, too-large words, too-small words), ...) for a measured /
+    expected `ratio`: its size either way up picks the band, its side the words (a ratio of 0, from a
+    value that underflowed or is zero, is the smallest there is)."""
+    size = max(ratio, 1 / ratio) if ratio > 0 else math.inf
+    large, small = next(((large, small) for top, large, small in bands if size < top), bands[-1][1:])
+    return large if ratio > 1 else small
+
+
 def check_gains(variances: Mapping[str, float], gains: Mapping[str, float], fan_in: int,
                 fan_out: int) -> None:
     """Per key of CONDITIONS, a ✓ line if the measured factor is within GAIN_TOL of 1, else a ✗ line
@@ -141,9 +150,7 @@ def check_gains(variances: Mapping[str, float], gains: Mapping[str, float], fan_
                 variance=variance, meaning=meaning)
             lines.append(pass_line(key, status))
             continue
-        size = max(factor, 1 / factor) if factor > 0 else math.inf  # a v so small the factor underflows
-        large, small = next((large, small) for top, large, small in _BANDS if size < top)
-        status = _(large if factor > 1 else small).format(variance=variance, meaning=meaning)
+        status = _(band_template(factor, _BANDS)).format(variance=variance, meaning=meaning)
         lines.append(fail_line(key, status))
         failed.append(f"{key}: {status}")
     emit(lines)
