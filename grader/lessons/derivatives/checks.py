@@ -20,7 +20,7 @@ from ...i18n import N_
 from ...i18n import lesson_text as _
 from ...numgrad import rel_error
 from ...referees import referee_all
-from ...report_lines import emit, hint_line, show_hint
+from ...report_lines import emit, fail_line, hint_line, pass_line, show_hint
 from ...trusted import as_array, as_items, plain_ndarray
 from ..rounding import rounding_margin, rounding_tol
 
@@ -363,12 +363,14 @@ def check_gradient_entries(grad: Any, x_shape: tuple[int, ...], expected: np.nda
 
 
 def check_x_restored(x: np.ndarray, x_before: np.ndarray, h: float = 1e-5) -> None:
-    """After a call of numerical_gradient(f, x), x must hold exactly x_before: prints the largest
-    change, and fails (saying by how many h the entries moved) when it exceeds 1e-10."""
+    """After a call of numerical_gradient(f, x), x must hold exactly x_before: a ✓ or ✗ line with the
+    largest change, and fails (saying by how many h the entries moved) when it exceeds 1e-10."""
     __tracebackhide__ = True
     moved = np.asarray(x, dtype=np.float64) - x_before
-    print(_("largest change in x after the call: {change:.1e}").format(change=np.max(np.abs(moved))))
-    if not np.max(np.abs(moved)) < 1e-10:
+    status = _("largest change in x after the call: {change:.1e}").format(change=np.max(np.abs(moved)))
+    restored = bool(np.max(np.abs(moved)) < 1e-10)
+    emit([(pass_line if restored else fail_line)("x", status)])
+    if not restored:
         raise CheckFailed(_("numerical_gradient changed x: entries moved by about {moved:+.2f} h "
                             "(h = 1e-5). After the two evaluations, put the saved old value back: "
                             "x[idx] = old.").format(moved=np.median(moved) / h))

@@ -52,6 +52,8 @@ NORMAL_TAIL_LEAST = 0.02
 _BANDS = (
     (1.5, N_("variance {variance}: slightly too large (needs < {tol} off)"),
      N_("variance {variance}: slightly too small (needs < {tol} off)")),
+    (3.0, N_("variance {variance}: up to three times too large (needs < {tol} off)"),
+     N_("variance {variance}: up to three times too small (needs < {tol} off)")),
     (10.0, N_("variance {variance}: several times too large (needs < {tol} off)"),
      N_("variance {variance}: several times too small (needs < {tol} off)")),
     (math.inf, N_("variance {variance}: more than ten times too large (needs < {tol} off)"),
