@@ -27,21 +27,21 @@ from ..rounding import rounding_margin, rounding_tol
 __all__ = [
     "check_array_gradient_of_view",
     "check_centred_slope",
+    "check_directional_slope",
+    "check_grad_L",
     "check_gradient_by_reference",
+    "check_gradient_check",
     "check_gradient_entries",
     "check_integer_gradient",
-    "check_partials",
-    "check_tanh_gradient",
-    "check_x_restored",
-    "check_directional_slope",
-    "check_gradient_check",
-    "check_grad_L",
     "check_matmul_gradient",
-    "measured_error",
     "check_nudge",
+    "check_partials",
     "check_slope",
+    "check_tanh_gradient",
     "check_taylor_term",
     "check_value",
+    "check_x_restored",
+    "measured_error",
     "rounding_margin",
     "rounding_tol",
 ]
@@ -367,8 +367,9 @@ def check_x_restored(x: np.ndarray, x_before: np.ndarray, h: float = 1e-5) -> No
     largest change, and fails (saying by how many h the entries moved) when it exceeds 1e-10."""
     __tracebackhide__ = True
     moved = np.asarray(x, dtype=np.float64) - x_before
-    status = _("largest change in x after the call: {change:.1e}").format(change=np.max(np.abs(moved)))
-    restored = bool(np.max(np.abs(moved)) < 1e-10)
+    largest = np.max(np.abs(moved))
+    status = _("largest change in x after the call: {change:.1e}").format(change=largest)
+    restored = bool(largest < 1e-10)
     emit([(pass_line if restored else fail_line)("x", status)])
     if not restored:
         raise CheckFailed(_("numerical_gradient changed x: entries moved by about {moved:+.2f} h "

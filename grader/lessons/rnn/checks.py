@@ -403,12 +403,17 @@ def check_rnn_forward(h: Any, p: dict[str, np.ndarray]) -> None:
 CLIP_TOL = 1e-5
 
 
+def _global_norm(grads: dict[str, np.ndarray]) -> float:
+    """The norm of all the arrays of `grads` taken together, as one long vector."""
+    return float(np.sqrt(sum(np.sum(g ** 2) for g in grads.values())))
+
+
 def grads_problem(shapes: dict[str, tuple[int, ...]], norm: float, seed: int) -> dict[str, np.ndarray]:
     """A dict name -> float64 array of the given shapes, drawn from `seed` and scaled so that
     their global norm is `norm`."""
     rng = np.random.default_rng(seed)
     grads = {name: rng.normal(size=shape) for name, shape in shapes.items()}
-    size = np.sqrt(sum(np.sum(g ** 2) for g in grads.values()))
+    size = _global_norm(grads)
     return {name: g * (norm / size) for name, g in grads.items()}
 
 
@@ -431,7 +436,7 @@ def check_clipped(clipped: Any, grads: dict[str, np.ndarray], factor: float | No
     hint alone, not one generic hint per array."""
     __tracebackhide__ = True
     if factor is None:
-        norm = float(np.sqrt(sum(np.sum(g ** 2) for g in grads.values())))
+        norm = _global_norm(grads)
         factor = max_norm / norm if norm > max_norm else 1.0
     clipped = clipped_arrays(clipped)
     rows = [compare(f"clipped['{name}']", clipped.get(name), factor * g, tol=CLIP_TOL,
@@ -468,7 +473,7 @@ def _clip_mistake(clipped: dict[str, np.ndarray], grads: dict[str, np.ndarray], 
             for k, v in expected.items()
         )
 
-    norm = np.sqrt(sum(np.sum(g ** 2) for g in grads.values()))
+    norm = _global_norm(grads)
     if factor == 1.0 and all_equal({k: g * (max_norm / norm) for k, g in grads.items()}):
         message = _(_MESSAGES["clip-below-rescaled"]).format(norm=f"{norm:.3g}", max_norm=f"{max_norm:g}")
         return Hint("clip-below-rescaled", message)
