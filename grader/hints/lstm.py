@@ -414,9 +414,10 @@ def one_step(a: np.ndarray, ctx: HintContext) -> Hint | None:
         if mistake_matches(a, total, shares[t]):
             return Hint(
                 "lstm-one-step",
-                _("{who} is the share of time step t = {t} alone (of {steps} steps): the "
-                  "same weights are used at every step, so add (+=) every step's share instead of "
-                  "overwriting it (=).").format(who=ctx.who, t=t, steps=len(shares)),
+                _("{who} is the share of the step at array index t = {t} alone (of {steps} steps), "
+                  "step {step} when counted from 1: the same weights are used at every step, so add "
+                  "(+=) every step's share instead of overwriting it (=).").format(
+                    who=ctx.who, t=t, steps=len(shares), step=t + 1),
             )
     return None
 

@@ -240,6 +240,26 @@ def taylor_errors(h, f2, f3):
         "must_fail": ["test_taylor_centred"],
     },
     {
+        # h^2 f'' without its 1/2!: the forward term twice too big.
+        "name": "forward error term without the 1/2 of 2!",
+        "cells": {"taylor_errors": '''\
+def taylor_errors(h, f2, f3):
+    return h * abs(f2), h**2 / 6 * abs(f3)
+'''},
+        "must_fail": ["test_taylor_forward"],
+        "message": "Which one divides the h² term?",
+    },
+    {
+        # The h^3 terms of f(x+h) and f(x-h) taken as cancelling once, not doubling: half the centred term.
+        "name": "centred error term with the h^3 terms not doubled",
+        "cells": {"taylor_errors": '''\
+def taylor_errors(h, f2, f3):
+    return h / 2 * abs(f2), h**2 / 12 * abs(f3)
+'''},
+        "must_fail": ["test_taylor_centred"],
+        "message": "the h³ terms do not cancel, they add up",
+    },
+    {
         # A signed error term: negative for f'' < 0 or f‴ < 0.
         "name": "error terms without absolute values",
         "cells": {"taylor_errors": '''\

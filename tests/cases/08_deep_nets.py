@@ -576,11 +576,25 @@ def batchnorm_backward_alt(dout, cache):
         # Test mode updates the running averages with the test batch, as train mode does.
         "name": "batchnorm_forward updates the running averages in test mode",
         "cells": _mistake("batchnorm_forward", (
-            "        cache = None\n",
-            "        cache = None\n"
-            "        running_mean = momentum * running_mean + (1 - momentum) * x.mean(axis=0)\n")),
+            "    elif mode == \"test\":\n",
+            "    elif mode == \"test\":\n"
+            '        bn_param["running_mean"] = momentum * running_mean + (1 - momentum) * x.mean(0)\n')),
         "must_fail": ["test_batchnorm_test"],
         "message": "test mode changed bn_param",
+    },
+    {
+        # CS231n's layout: the running averages stored back after the if/else, in both modes; in
+        # test mode they are the same values, so nothing changes.
+        "name": "not a mistake: batchnorm_forward stores the running averages back in test mode too",
+        "cells": _mistake(
+            "batchnorm_forward",
+            ('        bn_param["running_mean"] = running_mean   # stored back: the next call must see them\n'
+             "        bn_param[\"running_var\"] = running_var\n", ""),
+            ("    return out, cache\n",
+             "    bn_param[\"running_mean\"] = running_mean\n"
+             "    bn_param[\"running_var\"] = running_var\n"
+             "    return out, cache\n")),
+        "must_fail": [],
     },
     {
         # CS231n's interface lets bn_param change: its arrays updated in place are the same update.

@@ -321,6 +321,8 @@ def lstm_truncated_bptt(x, h0, Wx, Wh, b, dh, chunk):
             ("db = db + da.sum(axis=0)", "db = da.sum(axis=0)"),
         ),
         "must_fail": ["test_lstm_backward_dWx", "test_lstm_backward_dWh", "test_lstm_backward_db"],
+        # The lesson counts steps from 1 (array index t is step t + 1): the hint says both.
+        "message": "t = 0 alone (of 4 steps), step 1 when counted from 1",
     },
     {
         # The memory reset at every chunk (as lstm_forward per chunk would do): h is no longer the

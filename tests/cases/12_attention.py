@@ -278,6 +278,44 @@ MISTAKES = [
         "message_cells": ["test_gelu_backward"],
     },
     {
+        # the brief asks for the tanh approximation; the exact GELU x·Φ(x) is up to 5e-4 away from it
+        "name": "the exact GELU x·Φ(x) (erf form) and its slope, where the brief asks for the tanh form",
+        "cells": {
+            "gelu_forward": """\
+import math
+
+GELU_C = np.sqrt(2 / np.pi)
+ERF = np.vectorize(math.erf, otypes=[np.float64])
+
+
+def gelu_forward(x):
+    cdf = 0.5 * (1 + ERF(x / np.sqrt(2)))
+    return x * cdf, (x, cdf)
+""",
+            "gelu_backward": """\
+def gelu_backward(dout, cache):
+    x, cdf = cache
+    return dout * (cdf + x * np.exp(-0.5 * x**2) / np.sqrt(2 * np.pi))
+""",
+        },
+        "must_fail": ["test_gelu_forward", "test_gelu_backward", "test_block_forward", *_BLOCK_BACKWARD],
+        "message": "yours is the exact GELU",
+        "message_cells": ["test_gelu_forward"],
+    },
+    {
+        "name": "the tanh GELU with the exact GELU's slope Φ(x) + x φ(x)",
+        "cells": _edit(
+            "gelu_backward",
+            ("    dx = dout * (0.5 * (1 + t) + 0.5 * x * (1 - t**2) * du)\n",
+             "    import math\n"
+             "    dx = dout * (0.5 * (1 + np.vectorize(math.erf)(x / np.sqrt(2)))\n"
+             "                 + x * np.exp(-0.5 * x**2) / np.sqrt(2 * np.pi))\n"),
+        ),
+        "must_fail": ["test_gelu_backward", *_block("dx", "Wq", "Wk", "Wv", "Wo", "W1", "b1", "ln1", "ln2")],
+        "message": "exact GELU x·Φ(x) (erf form)",
+        "message_cells": ["test_gelu_backward"],
+    },
+    {
         "name": "the residual gradient not added to dx",
         "cells": _edit("transformer_block_backward", ("    dx = dh + dx_ln\n", "    dx = dx_ln\n")),
         "must_fail": ["test_block_backward_dx"],

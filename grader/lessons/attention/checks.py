@@ -17,6 +17,7 @@ enforced in the visible check as in the hidden tests.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from typing import Any
@@ -24,7 +25,7 @@ from typing import Any
 import numpy as np
 
 from ...by_hand import forward_first
-from ...checks import check_close, compare, report
+from ...checks import compare, report
 from ...errors import CheckFailed
 from ...hints import Hint, hint_args
 from ...i18n import N_
@@ -80,6 +81,10 @@ HINT_CODES: dict[str, str] = {
     "mha-one-path": "a multi-head attention dx holding only the path through the queries, not those through "
     "k and v (lesson 12).",
     "gelu-no-cubic": "a GELU slope without the derivative of the cubic term 0.044715 x³ (lesson 12).",
+    "gelu-exact-erf": "the exact GELU x·Φ(x) (erf form) where the lesson asks for the tanh approximation "
+    "(lesson 12).",
+    "gelu-exact-erf-slope": "a GELU slope of the exact GELU, Φ(x) + x·φ(x) (erf form), where the lesson's "
+    "GELU is the tanh approximation (lesson 12).",
     "block-no-residual-grad": "a transformer block's backward without the gradient a skip connection passes "
     "straight through (dx = LN1'(...) only, or dh without dout) (lesson 12).",
     "block-post-ln": "a transformer block written post-LN, LN(x + sublayer(x)), where the lesson's block is "
@@ -133,6 +138,16 @@ SLIPS: dict[str, str] = {
     "gelu-no-cubic": N_(
         "your GELU slope forgets the cubic term: u = sqrt(2/π)(x + 0.044715 x³) has "
         "du/dx = sqrt(2/π)(1 + 3·0.044715 x²)."
+    ),
+    "gelu-exact-erf": N_(
+        "yours is the exact GELU, x·Φ(x) = 0.5 x (1 + erf(x/√2)) (erf form); this lesson's GELU is "
+        "its tanh approximation, 0.5 x (1 + tanh(sqrt(2/π)(x + 0.044715 x³))), as in GPT-2 and "
+        "F.gelu(x, approximate=\"tanh\"). The two differ by up to 5e-4."
+    ),
+    "gelu-exact-erf-slope": N_(
+        "your slope is that of the exact GELU x·Φ(x) (erf form), Φ(x) + x·φ(x); this "
+        "lesson's GELU is the tanh approximation your gelu_forward computes: its slope is the "
+        "derivative of that form."
     ),
     "block-no-residual-grad": N_(
         "your gradient lacks what flows straight through a skip connection: "
@@ -393,7 +408,13 @@ def check_gelu_forward(gelu_forward: Callable, x: np.ndarray, label: str = "out"
     """Your gelu_forward's out against F.gelu(x, approximate="tanh")."""
     __tracebackhide__ = True
     out = as_items(gelu_forward(x), "gelu_forward's result", 2, ("out", "cache"))[0]
-    check_close(label, out, torch_gelu(x), kind="value")
+    _check(label, out, torch_gelu(x), [("gelu-exact-erf", lambda: x * _normal_cdf(x))], kind="value")
+
+
+def _normal_cdf(x: np.ndarray) -> np.ndarray:
+    """Φ(x), the standard normal CDF, 0.5 (1 + erf(x/√2)): the exact GELU is x Φ(x)."""
+    erf = np.vectorize(math.erf, otypes=[np.float64])
+    return 0.5 * (1 + erf(np.asarray(x, dtype=np.float64) / np.sqrt(2)))
 
 
 def check_gelu_backward(
@@ -417,7 +438,10 @@ def check_gelu_backward(
         t = np.tanh(c * (x + 0.044715 * x**3))
         return dout * (0.5 * (1 + t) + 0.5 * x * (1 - t**2) * c)
 
-    _check(label, dx, true, [("gelu-no-cubic", no_cubic)])
+    def exact_slope() -> np.ndarray:
+        return dout * (_normal_cdf(x) + x * np.exp(-0.5 * x**2) / np.sqrt(2 * np.pi))
+
+    _check(label, dx, true, [("gelu-no-cubic", no_cubic), ("gelu-exact-erf-slope", exact_slope)])
 
 
 def _block_out(block_forward: Callable, x: np.ndarray, params: Mapping[str, np.ndarray], heads: int):

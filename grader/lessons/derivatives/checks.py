@@ -147,6 +147,10 @@ def check_taylor_term(which: str, yours: Any, h: float, f2: float, f3: float) ->
         name = _("forward error term, h = {h}, f'' = {f2}").format(h=f"{h:g}", f2=f"{f2:g}")
         return check_value(name, yours, forward, mistakes=[
             (-forward, _("a size is never negative: the sign of f'' does not matter.")),
+            (2 * forward, _("that is twice the forward difference's leading error: each term of the Taylor "
+                            "series is divided by a factorial. Which one divides the h² term?")),
+            (forward / 2, _("that is half the forward difference's leading error: the h² term of the series "
+                            "carries one ½ (from 2!), and dividing by h adds no other factor.")),
             (h / 2 * abs(f3), _("that term has f‴ where the forward difference's leading error has f'': "
                                 "which term of the series is left right after h f'(x)?")),
         ])
@@ -157,6 +161,10 @@ def check_taylor_term(which: str, yours: Any, h: float, f2: float, f3: float) ->
         (forward, _("that is the forward term. In the centred difference the f'' terms cancel: look one "
                   "power of h further.")),
         (-centred, _("a size is never negative: the sign of f‴ does not matter.")),
+        (centred / 2, _("that is half the centred difference's leading error: in f(x+h) - f(x-h) the h³ "
+                        "terms do not cancel, they add up, before the division by 2h.")),
+        (3 * centred, _("that is 3 times the centred difference's leading error: each term of the Taylor "
+                        "series is divided by a factorial. Which one divides the h³ term?")),
         (h**2 / 6 * abs(f2), _("that term has f'', but the f'' terms cancel in f(x+h) - f(x-h): the "
                                "centred difference's leading error carries f‴.")),
     ])
