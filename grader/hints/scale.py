@@ -71,6 +71,12 @@ def zero(a: np.ndarray, ctx: HintContext) -> Hint | None:
               "returned, a factor that is 0 (a coefficient, a weight, an integer division such as "
               "1 // 2) or a term left out.").format(head=head),
         )
+    if a.ndim == 0:  # a single number: no array was allocated, so no np.zeros to return unchanged
+        return Hint(
+            "zero",
+            _("{head}: no gradient reaches it — did the upstream gradient, or a local slope it is "
+              "multiplied by, come out as 0, or is a path left out?").format(head=head),
+        )
     return Hint(
         "zero",
         _("{head}: no gradient reaches it — a path blocked or not propagated (the initial "
@@ -113,9 +119,15 @@ def _times(a: np.ndarray, ctx: HintContext, c: float) -> bool:
 
 
 def sign(a: np.ndarray, ctx: HintContext) -> Hint | None:
-    """actual == −expected."""
+    """actual == −expected (worded for one number, or for every entry of an array)."""
     if not _times(a, ctx, -1):
         return None
+    if a.ndim == 0:
+        return Hint(
+            "sign",
+            _("{who} has the right magnitude but the opposite sign: look for a missing or extra "
+              "minus (d(a − b)/db = −1, d(−x) = −dx, loss vs. −loss).").format(who=ctx.who),
+        )
     return Hint(
         "sign",
         _("{who} has the right magnitude but the opposite sign everywhere: look for a "

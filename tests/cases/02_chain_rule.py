@@ -256,6 +256,20 @@ df_dx = df_du * w
         "must_fail": ["test_neuron_add"],
     },
     {
+        # No known mistake gives -1: the toolkit's sign hint, worded for one number, is in the failure
+        # message too (not only on the ✗ line); df_dw and df_dx, right from this df_du, keep their points.
+        "name": "neuron by hand: the add node's slope taken as -1",
+        "cells": {"neuron_trace": """\
+df_dz = 1.0
+df_du = -df_dz
+df_db = df_dz
+df_dw = df_du * x
+df_dx = df_du * w
+"""},
+        "must_fail": ["test_neuron_add"],
+        "message": "the right magnitude but the opposite sign: look for a missing or extra minus",
+    },
+    {
         "name": "tangent: the direct edge x -> L lost",
         "cells": {"circuit_tangent": """\
 def circuit_tangent(x, y, tx, ty):

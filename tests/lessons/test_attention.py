@@ -393,7 +393,25 @@ def _gelu_np_backward(dout, x):
     return dout * (0.5 * (1 + t) + 0.5 * x * (1 - t**2) * c * (1 + 3 * 0.044715 * x**2))
 
 
+def _gelu_exact_forward(x):
+    from math import erf
+
+    return x * 0.5 * (1 + np.vectorize(erf)(x / np.sqrt(2))), x
+
+
+def _gelu_exact_backward(dout, x):
+    from math import erf
+
+    cdf = 0.5 * (1 + np.vectorize(erf)(x / np.sqrt(2)))
+    return dout * (cdf + x * np.exp(-x**2 / 2) / np.sqrt(2 * np.pi))
+
+
 POSITIVE = [
+    ("gelu-exact-erf", lambda: check_gelu_forward(_gelu_exact_forward, _X)),
+    (
+        "gelu-exact-erf-slope",
+        lambda: check_gelu_backward(_gelu_np_forward, _gelu_exact_backward, _X, np.ones_like(_X)),
+    ),
     (
         "attention-no-scale",
         lambda: check_attention_forward(lambda q, k, v, m=None: _np_attention(q, k, v, m, 1.0), _ATT),

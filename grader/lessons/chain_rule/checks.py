@@ -54,8 +54,8 @@ def check_number(name: str, yours: float, expected: float, mistakes: Mistakes = 
     expected, to the relative error tol; prints its ✓/✗ line. When yours is wrong and equals
     (relative error below max(tol, 1e-6)) the value of a known mistake, the ✗ line carries that
     mistake's hint instead of the toolkit's generic one (which speaks of arrays and `+=`, not of a
-    hand trace). Raises CheckFailed when wrong: its message is the name, with the hint in
-    parentheses when a mistake was recognised."""
+    hand trace). Raises CheckFailed when wrong: its message is the name, with the hint shown on
+    the ✗ line (the recognised mistake's, else the toolkit's, if it has one) in parentheses."""
     __tracebackhide__ = True
     name = checked_name(name)
     result, line = compare(name, yours, np.float64(expected), tol=tol)
@@ -67,7 +67,8 @@ def check_number(name: str, yours: float, expected: float, mistakes: Mistakes = 
     try:
         report([(result, line)])
     except CheckFailed:
-        raise CheckFailed(name, results=[result]) from None
+        hint = f" ({result.hint.message})" if result.hint is not None else ""
+        raise CheckFailed(name + hint, results=[result]) from None
 
 
 def paths_into_x(dL_da: float, dL_db: float, x: float, y: float) -> tuple[float, float, float]:

@@ -118,3 +118,17 @@ def test_scale_of_two_is_context_free():
     half = diagnose(DW / 2, DW, name="slope").message
     assert "path counted twice" in twice and "h instead of 2h" in twice and "½" in twice
     assert "2h instead of h" in half and "missing path" in half
+
+
+def test_zero_and_sign_are_worded_for_a_single_number():
+    """A hand-traced number: no np.zeros to return unchanged and no entries to be 'everywhere'."""
+    zero = diagnose(0.0, 0.407, name="dL_dc")
+    assert codes_of(zero) == "zero" and "is 0 but the expected one is 0.407" in zero.message
+    assert "upstream gradient, or a local slope" in zero.message
+    assert "np.zeros" not in zero.message and "+=" not in zero.message
+    sign = diagnose(-1.0, 1.0, name="df_du")
+    assert codes_of(sign) == "sign" and "the opposite sign: look for" in sign.message
+    assert "everywhere" not in sign.message
+    # arrays keep their wording
+    assert "np.zeros returned unchanged" in diagnose(np.zeros_like(DX), DX, name="dx").message
+    assert "opposite sign everywhere" in diagnose(-DX, DX, name="dx").message
