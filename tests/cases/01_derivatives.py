@@ -534,6 +534,9 @@ def grad_L(x, y):
         # The whole exercise handed to PyTorch's autograd.
         "name": "grad_L by PyTorch's autograd",
         "cells": {"grad_L": '''\
+import torch
+
+
 def grad_L(x, y):
     tx = torch.tensor(x, dtype=torch.float64, requires_grad=True)
     ty = torch.tensor(y, dtype=torch.float64, requires_grad=True)
@@ -547,6 +550,9 @@ def grad_L(x, y):
         # PyTorch as a calculator for tanh: a forward handed over, refused too.
         "name": "grad_L with torch.tanh",
         "cells": {"grad_L": '''\
+import torch
+
+
 def grad_L(x, y):
     c = x * y * (x + y)
     slope = 1 - torch.tanh(torch.as_tensor(c, dtype=torch.float64)).numpy() ** 2

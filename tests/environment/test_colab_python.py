@@ -114,6 +114,6 @@ def test_lesson_01_and_the_widgets_on_colabs_python(tmp_path, monkeypatch) -> No
     needs_torch = {gid for gid, c in zip(errors, graded, strict=True) if "torch" in c.source}
     assert needs_torch == {"test_grad_L_x", "test_grad_L_y"}, needs_torch
     assert {gid: e for gid, e in errors.items() if gid not in needs_torch and e} == {}
-    assert errors["test_grad_L_x"] == ["ModuleNotFoundError: No module named 'torch'"], errors
-    # ...and the second reads the PyTorch helper the first defines after its `import torch`
-    assert errors["test_grad_L_y"] == ["NameError: name '_torch_grad_L' is not defined"], errors
+    # both ask the lesson's PyTorch reference (grader.lessons.derivatives), which imports torch
+    for gid in needs_torch:
+        assert errors[gid] == ["ModuleNotFoundError: No module named 'torch'"], errors

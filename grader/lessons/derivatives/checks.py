@@ -44,6 +44,7 @@ __all__ = [
     "measured_error",
     "rounding_margin",
     "rounding_tol",
+    "torch_grad_L",
 ]
 
 EPS = float(np.finfo(np.float64).eps)
@@ -233,6 +234,18 @@ def _grad_L_closed_form(x: float, y: float) -> tuple[float, float, float, float]
     return slope * (2 * x * y + y**2) + 1, slope * (x**2 + 2 * x * y), slope, c
 
 
+def torch_grad_L(x: Any, y: Any) -> tuple[np.ndarray, np.ndarray]:
+    """PyTorch's autograd gradient (dL/dx, dL/dy) of L(x, y) = tanh(x y (x + y)) + x, in float64:
+    the reference of grad_L's checks. x, y: floats, or ndarrays of one shape S; returns two ndarrays
+    of shape S (0-d for floats)."""
+    import torch
+
+    tx = torch.tensor(x, dtype=torch.float64, requires_grad=True)
+    ty = torch.tensor(y, dtype=torch.float64, requires_grad=True)
+    (torch.tanh(tx * ty * (tx + ty)) + tx).sum().backward()
+    return tx.grad.numpy(), ty.grad.numpy()
+
+
 def check_grad_L(which: str, yours: Any, x: float, y: float, reference: float) -> CheckResult:
     """grad_L's dL/dx or dL/dy (which: "x" or "y") at one point against a reference (PyTorch's),
     within rounding_margin(x, y) (the relative error it amounts to is the tolerance printed); a wrong
@@ -290,7 +303,7 @@ def check_gradient_check(gradient_check: Callable[..., Any]) -> None:
     x, dout = rng.normal(size=(3, 4)), rng.normal(size=(3, 4))
     right = dout * (1 - np.tanh(x) ** 2)
     bad = right.copy()
-    bad[1, 2] *= 3.0                         # |3b - b| / (|3b| + |b|) = 1/2 on that entry, 0 elsewhere
+    bad[1, 2] *= 3.0                         # one entry three times too big: its error decides
     verdict = _verdict(gradient_check, right, x, dout, "gradient_check(tanh, x, dout, right dx)")
     print(_("verdict on the right dx: {verdict}").format(verdict=f"{verdict:.1e}"))
     if not verdict < 1e-7:
