@@ -3,9 +3,9 @@
 A screen reader cannot read a PNG. When a lesson displays a matplotlib figure in a kernel, the
 toolkit attaches a text description computed from the figure's own artists (titles, axes and
 their scales, each line's start, end and extremes, bars, scatter clouds, images, the texts
-written on it): as the image's `alt` in the output metadata (what nbconvert's HTML and nbviewer
-read), and as a collapsed "Figure in words" below the figure's cell output (JupyterLab 4 and
-Colab ignore the metadata). Nothing is written by hand, so nothing can go stale.
+written on it and its arrows): as the image's `alt` in the output metadata (what nbconvert's
+HTML and nbviewer read), and as a collapsed "Figure in words" below the figure's cell output
+(JupyterLab 4 and Colab ignore the metadata). Nothing is written by hand, so nothing can go stale.
 
     describe(fig) -> str          # the description, in the student's language
     install(shell)                # done once, when `grader` is imported in a kernel
@@ -131,6 +131,29 @@ def _image(image) -> str | None:
         rows=values.shape[0], cols=values.shape[1], low=_number(finite.min()), high=_number(finite.max()))
 
 
+def _arrow(text, index: int) -> str | None:
+    """An annotation drawn with an arrow (ax.annotate(..., arrowprops=...)): its name (label or
+    text) and where it points, from where, in data coordinates (None for any other text)."""
+    from matplotlib.text import Annotation
+
+    if not isinstance(text, Annotation) or text.arrow_patch is None:
+        return None
+    label, words = text.get_label(), text.get_text().strip()
+    if label and not label.startswith("_"):
+        name = _("arrow “{label}”").format(label=label)
+    elif words:
+        name = _("arrow “{label}”").format(label=words)
+    else:
+        name = _("arrow {i}").format(i=index)
+    head, tail = _finite(text.xy), _finite(text.xyann)
+    if text.xycoords != "data" or len(head) != 2:
+        return name
+    if text.anncoords == "data" and len(tail) == 2:
+        return _("{name}: from ({x0}, {y0}) to ({x1}, {y1})").format(
+            name=name, x0=_number(tail[0]), y0=_number(tail[1]), x1=_number(head[0]), y1=_number(head[1]))
+    return _("{name}: pointing at ({x}, {y})").format(name=name, x=_number(head[0]), y=_number(head[1]))
+
+
 def _panel(axes, index: int, panels: int) -> str:
     head = _("Panel {i}").format(i=index) if panels > 1 else _("One plot")
     title = axes.get_title().strip()
@@ -143,7 +166,10 @@ def _panel(axes, index: int, panels: int) -> str:
     items += [_bars(c, axes) for c in axes.containers if hasattr(c, "patches")]
     items += [_cloud(c, i) for i, c in enumerate(axes.collections, 1) if hasattr(c, "get_offsets")]
     items += [_image(image) for image in axes.get_images()]
-    items += [f"“{t.get_text().strip()}”" for t in axes.texts if t.get_text().strip()]
+    drawn = [t for t in axes.texts if getattr(t, "arrow_patch", None) is not None]  # numbered apart
+    arrows = [_arrow(t, drawn.index(t) + 1 if t in drawn else 0) for t in axes.texts]
+    items += [arrow or f"“{t.get_text().strip()}”" for t, arrow in zip(axes.texts, arrows, strict=True)
+              if arrow or t.get_text().strip()]
     items = [item for item in items if item]
     if len(items) > MOST:
         items = items[:MOST] + [_("and {n} more").format(n=len(items) - MOST)]
@@ -152,7 +178,8 @@ def _panel(axes, index: int, panels: int) -> str:
 
 
 def describe(fig) -> str:
-    """The figure in words: its title, then each panel (axes, lines, bars, points, images, texts).
+    """The figure in words: its title, then each panel (axes, lines, bars, points, images, texts,
+    arrows).
 
     Colour bars are left out (their range is the image's). Never raises: a figure it cannot
     read is described by its number of panels.
@@ -187,6 +214,14 @@ def _show_descriptions() -> None:
         summary = _("Figure in words")
         display({"text/markdown": f"<details><summary>{summary}</summary>\n\n{text}\n\n</details>",
                  "text/plain": f"{summary}: {text}"}, raw=True)
+
+
+def in_words_html(text: str) -> str:
+    """`text`, a figure's description, as the collapsed *Figure in words* (HTML) that a widget
+    shows beside its picture, redrawn with it."""
+    import html
+
+    return f"<details><summary>{html.escape(_('Figure in words'))}</summary>{html.escape(text)}</details>"
 
 
 def install(shell=None) -> None:

@@ -12,6 +12,11 @@ The two roles differ only in the Jupyter configuration directories put in front 
   assignment lists, which need a JupyterHub exchange) are disabled, in the browser and on the
   server. The student's Validate button stays.
 
+Both roles also get `jupyter/data` in front of `JUPYTER_PATH`: its nbconvert template `course`,
+which `jupyter/common` makes the HTML export's (File > Save and Export Notebook As > HTML), gives
+each figure its description as alt text, the page the notebook's language, and text contrast of
+at least 4.5:1.
+
 It lives outside grader/instructor/ because students run it; it is no part of the toolkit either
 (a kernel never imports it, and the build does not count it as a lesson input).
 
@@ -28,6 +33,7 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
 CONFIG = REPO / "jupyter"
+DATA = CONFIG / "data"
 ROLES = {"student": ("student", "common"), "instructor": ("common",)}
 
 
@@ -73,6 +79,13 @@ def config_path(role: str, environ: dict[str, str] | None = None) -> str:
     return os.pathsep.join(folders + ([before] if before else []))
 
 
+def data_path(environ: dict[str, str] | None = None) -> str:
+    """JUPYTER_PATH for both roles: jupyter/data (the course's nbconvert template) first, then
+    whatever was set before."""
+    before = (os.environ if environ is None else environ).get("JUPYTER_PATH", "")
+    return os.pathsep.join([str(DATA)] + ([before] if before else []))
+
+
 #: The languages a student can choose (`make lab LANG=pt`): English and the editions in exercises/<language>/.
 LANGUAGES = ("en", "pt")
 
@@ -111,7 +124,7 @@ def lab_command(role: str = "student", lesson: str | None = None, root: Path = R
             f"--LabApp.default_url=/lab/tree/{opening(role, lesson, root, language)}"]
     if hasattr(os, "geteuid") and os.geteuid() == 0:
         argv.append("--allow-root")
-    env = {**os.environ, "JUPYTER_CONFIG_PATH": config_path(role)}
+    env = {**os.environ, "JUPYTER_CONFIG_PATH": config_path(role), "JUPYTER_PATH": data_path()}
     return argv + list(extra or []), env
 
 

@@ -291,6 +291,21 @@ def softmax_loss_steps(x, y):
         "must_fail": ["test_softmax_loss_steps"],
     },
     {
+        # No forward pass of its own: the six steps run on the notebook's e, s, p, q, l (section 2's
+        # forward cell), so it is right for the notebook's x and y and wrong for any other scores.
+        "name": "softmax_loss_steps reads the notebook's forward pass instead of its arguments",
+        "cells": {"softmax_loss_steps": """\
+def softmax_loss_steps(x, y):
+    dl = mean_backward(1.0, l)
+    dq = neg_log_backward(dl, q)
+    dp = pick_backward(dq, p, y)
+    de_from_p, ds = divide_backward(dp, e, s)
+    return L, exp_backward(de_from_p + sum_backward(ds, e), e)
+"""},
+        "must_fail": ["test_softmax_loss_steps"],
+        "message": "does it read variables from the notebook instead of its arguments?",
+    },
+    {
         # Fine for small scores; exp(1000) overflows.
         "name": "softmax_jacobian without the shift",
         "cells": {"softmax_jacobian": """\

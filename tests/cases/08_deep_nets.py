@@ -565,6 +565,41 @@ def batchnorm_backward_alt(dout, cache):
 """},
         "must_fail": [],
     },
+    {
+        # Hint 4's code with dx wrapped over two lines: counted 3, so 9 lines in all, as the hint says.
+        "name": "not a mistake: batchnorm_backward_alt as hint 4, dx wrapped over two lines",
+        "cells": {"batchnorm_backward_alt": """\
+def batchnorm_backward_alt(dout, cache):
+    xhat, inv_std, gamma = cache["xhat"], cache["inv_std"], cache["gamma"]
+    N = dout.shape[0]
+    g = gamma * dout
+    dx = inv_std / N * (N * g - g.sum(axis=0)
+                        - xhat * (g * xhat).sum(axis=0))
+    dgamma = (dout * xhat).sum(axis=0)
+    dbeta = dout.sum(axis=0)
+    return dx, dgamma, dbeta
+"""},
+        "must_fail": [],
+    },
+    {
+        # The same dx wrapped over three lines: counted 5, 11 lines in all (hint 4 says so); the check
+        # stops at the 10th.
+        "name": "batchnorm_backward_alt as hint 4, dx wrapped over three lines",
+        "cells": {"batchnorm_backward_alt": """\
+def batchnorm_backward_alt(dout, cache):
+    xhat, inv_std, gamma = cache["xhat"], cache["inv_std"], cache["gamma"]
+    N = dout.shape[0]
+    g = gamma * dout
+    dx = inv_std / N * (N * g
+                        - g.sum(axis=0)
+                        - xhat * (g * xhat).sum(axis=0))
+    dgamma = (dout * xhat).sum(axis=0)
+    dbeta = dout.sum(axis=0)
+    return dx, dgamma, dbeta
+"""},
+        "must_fail": ["test_batchnorm_backward_alt"],
+        "message": "ran 10 lines of Python",
+    },
     # --- inputs changed in place: ✓ in the visible checks, then lost in the hidden tests, before
     {
         "name": "batchnorm_forward centres x in place",

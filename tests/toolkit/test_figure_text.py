@@ -62,6 +62,19 @@ def test_panels_bars_points_images_and_texts_are_told_and_colour_bars_left_out()
     assert "Panel 3" not in text  # the colour bar
 
 
+def test_arrows_are_told_by_their_name_and_where_they_point():
+    fig, ax = plt.subplots()
+    ax.text(0, 0, "origin")
+    ax.annotate("", xy=(0.9923, 0.124), xytext=(0, 0), arrowprops={"arrowstyle": "->"},
+                label="clipped by global norm")
+    ax.annotate("", xy=(1, 1), xytext=(0, 0), arrowprops={"arrowstyle": "->"})
+    ax.annotate("×40", xy=(3, 4), xytext=(8, 6), textcoords="offset points", arrowprops={"arrowstyle": "->"})
+    ax.annotate("no arrow", xy=(3, 4))
+    text = describe(fig)
+    assert text == ("One plot: “origin”. Arrow “clipped by global norm”: from (0, 0) to (0.992, 0.124). "
+                    "Arrow 2: from (0, 0) to (1, 1). Arrow “×40”: pointing at (3, 4). “no arrow”."), text
+
+
 def test_a_figure_it_cannot_read_is_still_described():
     fig, ax = plt.subplots()
     ax.plot(["a", "b"], ["c", "d"])  # categories: no numbers to tell

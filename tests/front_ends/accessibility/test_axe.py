@@ -1,0 +1,61 @@
+"""axe-core finds no serious or critical WCAG 2.1 A/AA violation in any solved lesson, both
+editions, as the course's HTML export shows it (tests/front_ends/accessibility/html_export.py).
+
+Colour contrast, axe's slowest rule (8 s a lesson here), is audited on one lesson per edition: the
+pages differ only in their content, and no lesson colours its text itself (no `color:` in any
+cell or output: checked below), so the theme's colours are the same on every page.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+
+from grader.instructor.build import assignments
+from tests.front_ends.accessibility.axe import audit, blocking, described
+from tests.front_ends.accessibility.html_export import REPO, exported_html
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+
+EDITIONS = {"en": "solutions", "pt": "solutions/pt"}
+CONTRAST_AUDITED = {"en": "08_deep_nets", "pt": "13_leaky_abstraction"}  # the most code tokens
+NOTEBOOKS = [pytest.param(lang, name, id=f"{lang}-{name}") for lang in EDITIONS for name in assignments()]
+
+
+def _show(page, html: str) -> None:
+    page.set_content(html, wait_until="load")
+
+
+@pytest.mark.parametrize(("lang", "name"), NOTEBOOKS)
+def test_axe_finds_no_serious_violation(offline_page, lang: str, name: str) -> None:
+    notebook = REPO / EDITIONS[lang] / name / f"{name}.ipynb"
+    _show(offline_page, exported_html(notebook))
+    violations = audit(offline_page, contrast=CONTRAST_AUDITED[lang] == name)
+    serious = blocking(violations)
+    assert not serious, f"{notebook} exported to HTML:\n{described(serious)}"
+
+
+def test_no_lesson_colours_its_own_text() -> None:
+    """What lets one lesson per edition stand for all in the contrast audit."""
+    coloured = []
+    for lang, folder in EDITIONS.items():
+        for name in assignments():
+            text = (REPO / folder / name / f"{name}.ipynb").read_text(encoding="utf-8")
+            if re.search(r"(?<![-\w])(color|background(-color)?)\s*:", json.dumps(json.loads(text)["cells"])):
+                coloured.append(f"{lang}/{name}")
+    assert not coloured, f"these lessons set a text or background colour: {coloured}"
+
+
+def test_the_audit_sees_what_the_course_template_fixes(offline_page) -> None:
+    """nbconvert's own `lab` template, on the lesson audited for contrast: prompts and code tokens
+    under 4.5:1, links told apart by colour alone."""
+    import nbformat
+    from nbconvert import HTMLExporter
+
+    notebook = REPO / "solutions" / CONTRAST_AUDITED["en"] / f"{CONTRAST_AUDITED['en']}.ipynb"
+    html, _ = HTMLExporter(template_name="lab").from_notebook_node(nbformat.read(notebook, as_version=4))
+    _show(offline_page, html)
+    found = {v["id"] for v in blocking(audit(offline_page))}
+    assert {"color-contrast", "link-in-text-block"} <= found, found
