@@ -303,6 +303,18 @@ def tanh_backward(dout, cache):
         "must_fail": [],
     },
     {
+        "name": "tanh_from_sigmoid_forward calls np.tanh, and its sigmoid_forward only for show",
+        "cells": {
+            "tanh_from_sigmoid_forward": '''\
+def tanh_from_sigmoid_forward(x):
+    s, cache = sigmoid_forward(2.0 * x)
+    return np.tanh(x), cache
+''',
+        },
+        "must_fail": ["test_tanh_from_sigmoid_forward"],
+        "message": "no library tanh here",
+    },
+    {
         # Equivalent, not a mistake: tanh(x) = 1 - 2 sigmoid(-2x), the other choice of constants,
         # and the slope 4 sigmoid'(-2x). Where tanh saturates it rounds differently from PyTorch
         # (the sigmoid near 0, not near 1): the hidden tests' points must still give it full marks.
@@ -404,7 +416,8 @@ def tanh_from_sigmoid_forward(x):
     return out, (out + 1.0) / 2.0
 """},
         "must_fail": ["test_tanh_from_sigmoid_forward", "test_tanh_from_sigmoid_backward"],
-        "message": "called sigmoid_forward 0 times",
+        "message": "build it from your sigmoid_forward",
+        "message_cells": ["test_tanh_from_sigmoid_forward"],
     },
     {
         # A tanh formula of its own, from the sigmoid's cache: right numbers, no sigmoid_backward.

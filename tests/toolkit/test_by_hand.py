@@ -78,6 +78,25 @@ def test_forbid_calls_refuses_a_call_and_restores_the_name(capsys) -> None:
     assert "not_defined" not in namespace
 
 
+def test_forbid_calls_lets_a_name_through_inside_allowed_functions() -> None:
+    """tanh_from_sigmoid may not call np.tanh itself; the student's sigmoid, which it calls, may."""
+    import numpy
+
+    namespace: dict = {"np": numpy}
+    exec("def sigmoid(x):\n    return (1 + np.tanh(x / 2)) / 2\n"
+         "def helper(x):\n    return np.tanh(x)\n"
+         "def honest(x):\n    return 2 * sigmoid(2 * x) - 1\n"
+         "def shortcut(x):\n    sigmoid(x)\n    return np.tanh(x)\n"
+         "def hidden(x):\n    return helper(x)\n", namespace)
+    expected = numpy.tanh(0.3)
+    with forbid_calls(vars(numpy), allowed_within=[namespace["sigmoid"]], tanh="build it from your sigmoid"):
+        assert abs(namespace["honest"](0.3) - expected) < 1e-15
+        for name in ("shortcut", "hidden"):
+            with pytest.raises(ForbiddenCall, match="not to call tanh"):
+                namespace[name](0.3)
+    assert numpy.tanh(0.0) == 0.0
+
+
 def test_count_calls_counts_calls_made_through_the_namespace() -> None:
     namespace: dict = {}
     exec("def single(i):\n    return i\ndef loop(n):\n    return [single(i) for i in range(n)]", namespace)

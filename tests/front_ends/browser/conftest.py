@@ -118,3 +118,16 @@ def page(browser, request):
     elif report is not None:
         failed_shot.unlink(missing_ok=True)  # an earlier run's, no longer true
     context.close()
+
+
+@pytest.fixture(scope="session")
+def offline_page(browser) -> Iterator:
+    """A page for static HTML (the lessons' exports), with every request off this machine
+    refused, as a student offline would have it (nbconvert's pages load MathJax, require.js and
+    Mermaid from a CDN)."""
+    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    context.route("http*://**", lambda route: route.abort())
+    page = context.new_page()
+    page.set_default_timeout(60_000)
+    yield page
+    context.close()

@@ -17,7 +17,7 @@ from grader.instructor.build import assignments
 from tests.front_ends.accessibility.axe import audit, blocking, described
 from tests.front_ends.accessibility.html_export import REPO, exported_html
 
-pytestmark = [pytest.mark.browser, pytest.mark.slow]
+pytestmark = [pytest.mark.browser, pytest.mark.slow]  # one xdist worker: tests/conftest.py
 
 EDITIONS = {"en": "solutions", "pt": "solutions/pt"}
 CONTRAST_AUDITED = {"en": "08_deep_nets", "pt": "13_leaky_abstraction"}  # the most code tokens
