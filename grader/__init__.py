@@ -4,6 +4,7 @@ __course__ = "backprop-course"  # the lessons' bootstrap cell recognises this to
 
 import sys as _sys
 
+from . import figure_style as _figure_style
 from . import figure_text as _figure_text
 from . import trusted as _trusted
 from .by_hand import AutogradForbidden, ForbiddenCall, by_hand, count_calls, forbid_calls, forward_first
@@ -55,8 +56,10 @@ __all__ = [
     "verify_environment",
 ]
 
-# In a kernel, every figure a lesson displays is described in words (grader.figure_text).
+# In a kernel, every figure a lesson displays is described in words (grader.figure_text), and its
+# default lines differ by style as well as by a colour-vision-safe colour (grader.figure_style).
 _figure_text.install()
+_figure_style.install()
 
 # From here on, rebinding numpy's, math's, the builtins' or the toolkit's functions is reported
 # by every check (grader.trusted.verify_environment).

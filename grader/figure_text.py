@@ -196,10 +196,22 @@ def describe(fig) -> str:
 
 def _alt_text(fig) -> tuple[dict, dict]:
     """IPython mimebundle formatter: no data of its own, the image's alt text as metadata (the
-    PNG itself still comes from IPython's image/png formatter)."""
+    PNG itself still comes from IPython's image/png formatter), and what a reader with a colour-
+    vision deficiency or a low-contrast text would miss (`legibility`: [] when nothing; for the
+    course's tests, not shown to students)."""
     text = describe(fig)
     _PENDING.append(text)
-    return {}, {"image/png": {"alt": text}}
+    return {}, {"image/png": {"alt": text, "legibility": legibility(fig)}}
+
+
+def legibility(fig) -> list[str]:
+    """What keeps `fig` from being read by everyone (`grader.figure_colours`); never raises."""
+    from grader import figure_colours
+
+    try:
+        return figure_colours.problems(fig)
+    except Exception as err:  # noqa: BLE001 - a check must never break the student's cell
+        return [f"not checked: {type(err).__name__}"]
 
 
 def _show_descriptions() -> None:

@@ -38,7 +38,7 @@ from ..referees import referee_all
 from .student_calls import NotReady
 from .widget_base import InPlaceArea, LiveControls
 
-__all__ = ["LiveFigure", "Panel", "set_log_limits", "set_log_line", "text_key"]
+__all__ = ["LiveFigure", "Panel", "readable", "set_log_limits", "set_log_line", "text_key"]
 
 BLUE, ORANGE, GREY, RED = "#1f77b4", "#ff7f0e", "#7f7f7f", "#d62728"
 
@@ -112,6 +112,7 @@ class LiveFigure(LiveControls):
         buf = io.BytesIO()
         self.fig.savefig(buf, format="png", dpi=self.dpi, pil_kwargs={"compress_level": 1})
         self.alt = figure_text.describe(self.fig)
+        self.legibility = figure_text.legibility(self.fig)
         return buf.getvalue(), text
 
     def png(self) -> bytes:
@@ -182,18 +183,32 @@ class Panel:
             artist.set_visible(note is None)
 
 
+def readable(colour: str) -> str:
+    """`colour` darkened (same hue) until text in it has a contrast of at least 4.5:1 on white."""
+    from matplotlib.colors import hsv_to_rgb, rgb_to_hsv, to_hex, to_rgb
+
+    from ..figure_colours import TEXT_CONTRAST, contrast
+
+    hsv = rgb_to_hsv(to_rgb(colour))
+    while contrast(to_hex(hsv_to_rgb(hsv)), "white") < TEXT_CONTRAST:
+        hsv[2] *= 0.95
+    return to_hex(hsv_to_rgb(hsv))
+
+
 def text_key(ax: Any, entries: list[tuple[str, str]], corner: str = "upper left") -> list[Any]:
     """A legend made of coloured text lines (a real legend costs tens of ms per frame).
 
-    Inputs: entries — (label, colour) pairs, top to bottom; corner — "upper|center|lower
-    left|right". Returns: the Text artists, in the order of `entries`.
+    Inputs: entries — (label, colour) pairs, top to bottom (each label written in its colour,
+    darkened where needed to be readable: `readable`); corner — "upper|center|lower left|right".
+    Returns: the Text artists, in the order of `entries`.
     """
     right = corner.endswith("right")
     x = 0.97 if right else 0.03
     top = {"upper": 0.96, "center": 0.5 + 0.035 * len(entries), "lower": 0.06 + 0.07 * len(entries)}
     y0 = top[corner.split()[0]]
     box = {"facecolor": "white", "alpha": 0.8, "edgecolor": "none", "pad": 1}
-    return [ax.text(x, y0 - 0.07 * i, label, color=colour, fontsize=8, ha="right" if right else "left",
+    return [ax.text(x, y0 - 0.07 * i, label, color=readable(colour), fontsize=8,
+                    ha="right" if right else "left",
                     va="top", transform=ax.transAxes, fontweight="bold", bbox=box)
             for i, (label, colour) in enumerate(entries)]
 

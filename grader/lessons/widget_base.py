@@ -43,9 +43,12 @@ def widget_bundle(widget: widgets.Widget) -> dict[str, Any]:
     return {"text/plain": repr(widget), "application/vnd.jupyter.widget-view+json": view}
 
 
-def _alt_metadata(alt: str) -> dict[str, Any] | None:
-    """Output metadata giving a PNG its text alternative (what nbconvert's HTML uses as alt)."""
-    return {"image/png": {"alt": alt}} if alt else None
+def _alt_metadata(alt: str, legibility: list[str] | None = None) -> dict[str, Any] | None:
+    """Output metadata giving a PNG its text alternative (what nbconvert's HTML uses as alt) and,
+    for the static picture, what `grader.figure_colours` found (the course's tests read it)."""
+    if not alt:
+        return None
+    return {"image/png": {"alt": alt, **({"legibility": legibility} if legibility is not None else {})}}
 
 
 class OutputArea:
@@ -54,10 +57,11 @@ class OutputArea:
     def __init__(self) -> None:
         self.widget: widgets.Output | None = widgets.Output()
 
-    def display(self, show_controls: Callable[[], None], png: bytes, alt: str = "") -> None:
+    def display(self, show_controls: Callable[[], None], png: bytes, alt: str = "",
+                legibility: list[str] | None = None) -> None:
         """Show the static picture (`alt`: its text alternative), then the controls (whose box holds
         the Output)."""
-        display(Image(data=png), metadata=_alt_metadata(alt))
+        display(Image(data=png), metadata=_alt_metadata(alt, legibility))
         show_controls()
 
     def show(self, png: bytes, label: str, alt: str = "") -> None:
@@ -77,10 +81,11 @@ class InPlaceArea:
         self.widget: widgets.Output | None = None
         self.handle: Any = None  # the DisplayHandle, once shown
 
-    def display(self, show_controls: Callable[[], None], png: bytes, alt: str = "") -> None:
+    def display(self, show_controls: Callable[[], None], png: bytes, alt: str = "",
+                legibility: list[str] | None = None) -> None:
         """Show the controls, then the picture as an output of its own that `show` replaces."""
         show_controls()
-        self.handle = display(Image(data=png), display_id=True, metadata=_alt_metadata(alt))
+        self.handle = display(Image(data=png), display_id=True, metadata=_alt_metadata(alt, legibility))
 
     def show(self, png: bytes, label: str, alt: str = "") -> None:
         """Replace the displayed picture (nothing to do before it is displayed)."""
@@ -110,8 +115,10 @@ class LiveControls:
             raise ValueError(f"{type(self).__name__} needs at least one control, e.g. lr=FloatSlider()")
         self.area = area
         self.redraws = 0
-        #: The picture in words (grader.figure_text), set by `png()` where a subclass can tell it.
+        #: The picture in words (grader.figure_text), set by `png()` where a subclass can tell it,
+        #: and what keeps it from everyone (grader.figure_colours; None: not checked).
         self.alt = ""
+        self.legibility: list[str] | None = None
         for control in self.controls.values():
             if hasattr(control, "continuous_update"):
                 control.continuous_update = continuous_update
@@ -159,7 +166,7 @@ class LiveControls:
 
     def _ipython_display_(self) -> None:
         png = self.png()  # the default state, kept in the saved notebook
-        self.area.display(self._show_controls, png, self.alt)
+        self.area.display(self._show_controls, png, self.alt, self.legibility)
 
 
 referee_all(globals())

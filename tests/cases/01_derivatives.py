@@ -269,6 +269,28 @@ def taylor_errors(h, f2, f3):
         "must_fail": ["test_taylor_forward", "test_taylor_centred"],
     },
     {
+        # The centred term signed (no abs on f‴): a visible case has f‴ < 0, so no ✓ turns
+        # into lost points.
+        "name": "centred error term without absolute value",
+        "cells": {"taylor_errors": '''\
+def taylor_errors(h, f2, f3):
+    return h / 2 * abs(f2), h**2 / 6 * f3
+'''},
+        "must_fail": ["test_taylor_centred"],
+        "message": "a size is never negative: the sign of f‴ does not matter.",
+    },
+    {
+        # A complex-step derivative through the notebook's L: a nudge in disguise, refused by L.
+        "name": "grad_L by the complex step",
+        "cells": {"grad_L": '''\
+def grad_L(x, y):
+    h = 1e-30
+    return np.imag(L(x + 1j * h, y)) / h, np.imag(L(x, y + 1j * h)) / h
+'''},
+        "must_fail": ["test_grad_L_x", "test_grad_L_y"],
+        "message": "a complex argument is a complex-step derivative",
+    },
+    {
         # d/dh of h^2/6 taken as h/6: h^3 = 6 eps |f| / |f‴|.
         "name": "centred best nudge with a wrong derivative",
         "cells": {"best_nudges": '''\

@@ -234,6 +234,35 @@ def circuit_backward(dL, cache):
         "must_fail": ["test_circuit_backward_x", "test_circuit_backward_y"],
     },
     {
+        # Measured, not derived: the cell that assigns the trace called slope, so every value it
+        # assigned is refused (the unit is the cell's run), the typed ones included.
+        "name": "neuron by hand: two slopes measured with slope",
+        "cells": {"neuron_trace": """\
+x, w, b, u, z, f = NEURON_VALUES
+df_dz = 1.0
+df_du = df_dz
+df_db = df_dz
+df_dw = slope(lambda t: max(0.0, t * x + b), w)
+df_dx = slope(lambda t: max(0.0, w * t + b), x)
+"""},
+        "must_fail": ["test_neuron_gate", "test_neuron_add", "test_neuron_multiply"],
+        "message": "measured with slope",
+    },
+    {
+        "name": "circuit by hand: the whole composite measured with slope",
+        "cells": {"hand_trace": """\
+x, y, a, b, c, d, L = CIRCUIT_VALUES
+dL_dd = 1.0
+dL_dc = slope(math.tanh, c)
+dL_da = dL_dc * b
+dL_db = dL_dc * a
+dL_dx = slope(lambda t: math.tanh(t * y * (t + y)) + t, x)
+dL_dy = slope(lambda t: math.tanh(x * t * (x + t)) + x, y)
+"""},
+        "must_fail": ["test_trace_tanh", "test_trace_product", "test_trace_dx", "test_trace_dy"],
+        "message": "measured with slope",
+    },
+    {
         "name": "neuron by hand: x and w swapped in the multiply node",
         "cells": {"neuron_trace": """\
 df_dz = 1.0

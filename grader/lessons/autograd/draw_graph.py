@@ -25,6 +25,7 @@ from matplotlib.figure import Figure
 from matplotlib.patches import Circle, FancyArrowPatch, FancyBboxPatch
 from matplotlib.path import Path
 
+from ... import figure_text
 from ...i18n import lesson_text as _
 from ...referees import referee_all
 
@@ -233,7 +234,7 @@ class GraphDrawing:
             return None
         buf = io.BytesIO()
         self.fig.savefig(buf, format="png", dpi=100, bbox_inches="tight")
-        return buf.getvalue(), {"alt": self.words()}
+        return buf.getvalue(), {"alt": self.words(), "legibility": figure_text.legibility(self.fig)}
 
     def __repr__(self) -> str:
         return f"<computation graph: {len(self.nodes)} nodes, {len(self.edges)} edges>"

@@ -9,8 +9,10 @@ lesson's `check_numbers` compares through `check_number`.
 
 from __future__ import annotations
 
+import ast
 import math
 from collections.abc import Callable, Mapping
+from typing import Any
 
 import numpy as np
 
@@ -20,7 +22,7 @@ from ...i18n import N_
 from ...i18n import lesson_text as _
 from ...numgrad import rel_error
 from ...referees import referee_all
-from ...report_lines import emit, hint_line
+from ...report_lines import emit, fail_line, hint_line
 from ..rounding import rounding_margin, rounding_tol
 
 __all__ = [
@@ -31,9 +33,12 @@ __all__ = [
     "neuron_step",
     "neuron_tangent_expected",
     "paths_into_x",
+    "refuse_measured",
     "rounding_margin",
     "rounding_tol",
+    "slope_was_called",
     "trace_step",
+    "watch_hand_traces",
 ]
 
 Mistakes = list[tuple[float, str]]
@@ -313,6 +318,83 @@ def neuron_tangent_expected(x: np.ndarray, w: np.ndarray, b: float, tw: np.ndarr
     if not on:
         table.append((moving, _("The ReLU is off here (z < 0): its gate shuts the tangent as well.")))
     return max(0.0, z), moving if on else 0.0, table
+
+
+class _HandTraces:
+    """Which variables of the two hand traces (Exercises 1 and 3) were last assigned by a cell run
+    that called the notebook's `slope`.
+
+    Before each cell runs (IPython's pre_run_cell event, `watch_hand_traces`), the trace variables
+    that cell assigns are marked clean; a call of `slope` while it runs (`slope_was_called`) marks
+    them measured. Only the run of the cell that assigns a variable counts: re-running a check, or
+    calling `slope` in a cell that assigns no trace variable, changes nothing. The unit is the cell,
+    not the line: a trace cell that calls `slope` anywhere marks every trace variable it assigns.
+    """
+
+    def __init__(self) -> None:
+        self.assigning: frozenset[str] = frozenset()
+        self.measured: set[str] = set()
+        self.shell: Any = None
+
+    def before_cell(self, info: Any) -> None:
+        self.assigning = _assigned_names(self.shell, getattr(info, "raw_cell", "") or "")
+        self.measured -= self.assigning
+
+
+def _assigned_names(shell: Any, source: str) -> frozenset[str]:
+    """The hand-trace variables a cell's source assigns (any binding of the name), or none when
+    the cell does not parse."""
+    try:
+        code = shell.transform_cell(source) if shell is not None else source
+        tree = ast.parse(code)
+    except Exception:  # a cell that does not parse runs nothing
+        return frozenset()
+    return frozenset(node.id for node in ast.walk(tree)
+                     if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store)
+                     and node.id in _UPSTREAM)
+
+
+_TRACES = _HandTraces()
+
+
+def watch_hand_traces() -> None:
+    """Have IPython tell the hand traces' ledger before each cell runs (once per kernel, however
+    often the setup cell runs); outside IPython, nothing is watched and nothing refused."""
+    try:
+        from IPython import get_ipython
+    except ImportError:
+        return
+    shell = get_ipython()
+    if shell is None or _TRACES.shell is shell:
+        return
+    if _TRACES.shell is not None:
+        try:
+            _TRACES.shell.events.unregister("pre_run_cell", _TRACES.before_cell)
+        except ValueError:
+            pass
+    shell.events.register("pre_run_cell", _TRACES.before_cell)
+    _TRACES.shell = shell
+
+
+def slope_was_called() -> None:
+    """Called by the notebook's `slope`: the trace variables of the running cell are measured."""
+    _TRACES.measured |= _TRACES.assigning
+
+
+def refuse_measured(*names: str) -> None:
+    """A hand-trace check's first step: ✗ and CheckFailed when a cell that called `slope` while it
+    ran assigned one of `names` (the values the check grades)."""
+    __tracebackhide__ = True
+    measured = [name for name in names if name in _TRACES.measured]
+    if not measured:
+        return
+    listed = ", ".join(measured)
+    hint = _("the cell that assigned {names} called slope while it ran. A hand trace derives each local "
+             "slope by the chain rule, node by node; measuring is the checks' job. Take slope out of that "
+             "cell and run it again.").format(names=listed)
+    status = _("measured with slope")
+    emit([fail_line(name, status) for name in measured] + [hint_line(hint, None)], [(None, hint)])
+    raise CheckFailed(f"{listed} {status} ({hint})")
 
 
 # Everything above checks or computes the right answers: refused inside a graded call.
