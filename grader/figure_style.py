@@ -6,6 +6,7 @@ look alike to protanopes and deuteranopes. In a lesson's kernel the cycle is Oka
 default lines differ by colour only (`grader.figure_colours` checks every solved figure).
 
     install()    # done once, when `grader` is imported in a kernel
+    cycle()      # the cycle itself (for a figure drawn outside a kernel, as the kernel would)
 """
 
 from __future__ import annotations
@@ -28,6 +29,12 @@ def install(shell=None) -> None:
     if shell is None:
         return
     import matplotlib as mpl
+
+    mpl.rcParams["axes.prop_cycle"] = cycle()
+
+
+def cycle():
+    """COLOURS × STYLES as a matplotlib property cycle (a `cycler.Cycler`)."""
     from cycler import cycler
 
-    mpl.rcParams["axes.prop_cycle"] = cycler(color=COLOURS) + cycler(linestyle=STYLES)
+    return cycler(color=COLOURS) + cycler(linestyle=STYLES)

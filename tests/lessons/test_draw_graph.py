@@ -138,7 +138,7 @@ def test_draw_returns_a_png_shown_once():
     drawing = draw_graph(circuit()["L"])
     png, metadata = drawing._repr_png_()
     assert png[:8] == b"\x89PNG\r\n\x1a\n"
-    assert metadata == {"alt": drawing.words()}
+    assert metadata == {"alt": drawing.words(), "legibility": []}
     assert repr(drawing) == "<computation graph: 7 nodes, 9 edges>"
     # Not a pyplot figure: the inline backend does not show it a second time.
     import matplotlib.pyplot as plt

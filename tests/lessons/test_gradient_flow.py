@@ -294,7 +294,12 @@ def test_in_a_kernel_the_picture_is_a_plain_output_and_a_control_updates_it():
     assert widget.data["text/plain"] == LiveFigure.plain_text
     assert nb.cells[1].outputs[0].text == "1 True\n"
     # The second cell moved a slider: its update replaced the first cell's picture in place.
-    view = SaturationExplorer(*ACTIVATIONS["sigmoid"])
+    import matplotlib as mpl
+
+    from grader import figure_style
+
+    with mpl.rc_context({"axes.prop_cycle": figure_style.cycle()}):  # the kernel's lines, drawn here
+        view = SaturationExplorer(*ACTIVATIONS["sigmoid"])
     assert base64.b64decode(picture.data["image/png"]) == view.render({"depth": 20})[0]
     assert base64.b64decode(picture.data["image/png"]) != view.render({"depth": 10})[0]
 

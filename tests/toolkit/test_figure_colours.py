@@ -4,7 +4,6 @@ tell apart, and texts under 4.5:1; grader.figure_style's cycle and live_figure's
 from __future__ import annotations
 
 import numpy as np
-from cycler import cycler
 from matplotlib.figure import Figure
 
 from grader import figure_colours, figure_style
@@ -32,10 +31,9 @@ def test_a_second_line_style_or_a_distant_colour_is_enough() -> None:
 
 
 def test_the_course_cycle_never_differs_by_colour_alone() -> None:
-    cycle = cycler(color=figure_style.COLOURS) + cycler(linestyle=figure_style.STYLES)
     fig = Figure()
     ax = fig.add_subplot()
-    ax.set_prop_cycle(cycle)
+    ax.set_prop_cycle(figure_style.cycle())
     for k in range(len(figure_style.COLOURS)):
         ax.plot([0, 1], [k, k + 1], label=str(k))
     assert figure_colours.problems(fig) == []
