@@ -367,9 +367,13 @@ def gradient_check(f, x, dout, dx, h=1e-5):
         "must_fail": ["test_gradient_check"],
     },
     {
-        # The toolkit's referee does the loop: float64 conversion, then eval_numerical_gradient_array.
+        # The toolkit's referee does the loop: float64 conversion, then eval_numerical_gradient_array
+        # (the setup cell does not import it: the student imports it into the notebook).
         "name": "numerical_gradient handed to the toolkit's numerical gradient",
         "cells": {"numerical_gradient": '''\
+from grader import eval_numerical_gradient_array
+
+
 def numerical_gradient(f, x, h=1e-5):
     x = np.asarray(x, dtype=np.float64)
     return eval_numerical_gradient_array(lambda z: np.asarray(f(z), dtype=np.float64), x, np.array(1.0), h)
@@ -382,6 +386,9 @@ def numerical_gradient(f, x, h=1e-5):
         # The same for arrays: every rule of the brief holds, and none of the loop is the student's.
         "name": "numerical_gradient_array handed to the toolkit's numerical gradient",
         "cells": {"numerical_gradient_array": '''\
+from grader import eval_numerical_gradient_array
+
+
 def numerical_gradient_array(f, x, dout, h=1e-5):
     x = np.asarray(x, dtype=np.float64)
     return eval_numerical_gradient_array(f, x, dout, h)
@@ -471,7 +478,7 @@ def numerical_gradient_array(f, x, dout, h=1e-5):
         # gradient_check calls it too: a referee is refused in every graded call
         "must_fail": ["test_numerical_gradient_array_elementwise", "test_numerical_gradient_array_shapes",
                       "test_numerical_gradient_array_views", "test_gradient_check"],
-        "message": "not to call eval_numerical_gradient_array",
+        "message": "eval_numerical_gradient_array is one of the course's references",
         "message_cells": ["test_numerical_gradient_array_elementwise", "test_numerical_gradient_array_shapes",
                           "test_numerical_gradient_array_views"],
     },

@@ -718,3 +718,22 @@ def circuit_tangent(x, y, tx, ty):
         "message_cells": ["test_circuit_tangent_seeds"],
     },
 ]
+
+# Correct: the tanh node's slope written as sech²(c) = 1 / cosh(c)^2 from the node's input c, an exact
+# formulation that differs from PyTorch's 1 - d² only by rounding. The hidden tests' points have
+# |c| <= 6 (saturated up to tanh'(6) ≈ 2.5e-5), where the two agree to about 1e-12 relative, far within
+# the checks' 1e-7.
+MISTAKES += [
+    {
+        "name": "tangent: the tanh node's slope as sech^2(c), node by node",
+        "cells": {"circuit_tangent": """\
+def circuit_tangent(x, y, tx, ty):
+    a, ta = x * y, tx * y + x * ty
+    b, tb = x + y, tx + ty
+    c, tc = a * b, ta * b + a * tb
+    d, td = math.tanh(c), tc / math.cosh(c) ** 2
+    return d + x, td + tx
+"""},
+        "must_fail": [],
+    },
+]

@@ -7,7 +7,8 @@ cells in `must_fail` and full marks elsewhere.
 Every check calls the student's functions through the setup cell's declaration (graded =
 Exercises(...)): PyTorch, the course's references and a changed input are refused wherever a
 function runs for a grade, softmax_loss_steps must call the six steps, softmax_backward must stay
-within 2 MB on rows of 1000 classes and more, and softmax_loss may not call the steps.
+within 2 MB on rows of 1000 classes and more, and softmax_loss may not call the steps. sum_backward's
+check refuses a read-only view (np.broadcast_to) with a message naming it.
 """
 
 _REFUSED = "PyTorch is the referee of the checks, not the answer"
@@ -263,6 +264,25 @@ def sum_backward(dout, e):
     return dout
 """},
         "must_fail": ["test_sum_backward"],
+    },
+    {
+        # Right shape and values, but a read-only view of dout: a later `de += ...` on it fails.
+        "name": "sum_backward returns np.broadcast_to(dout, e.shape), a read-only view",
+        "cells": {"sum_backward": """\
+def sum_backward(dout, e):
+    return np.broadcast_to(dout, e.shape)
+"""},
+        "must_fail": ["test_sum_backward"],
+        "message": "is a read-only view (such as np.broadcast_to returns)",
+    },
+    {
+        # The same view copied into an array of its own: the full (N, C) array the brief asks for.
+        "name": "sum_backward copies np.broadcast_to(dout, e.shape) (equivalent)",
+        "cells": {"sum_backward": """\
+def sum_backward(dout, e):
+    return np.broadcast_to(dout, e.shape).copy()
+"""},
+        "must_fail": [],
     },
     {
         "name": "exp_backward forgets dout",

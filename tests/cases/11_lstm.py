@@ -430,6 +430,23 @@ def lstm_forward(x, h0, Wx, Wh, b):
         "message": "changed its argument dh in place",
     },
     {
+        # Truncated BPTT from the lesson's other functions (equivalent; section 6's Hint 2): one
+        # lstm_forward over the whole sequence (its h is the full forward pass), then lstm_backward
+        # on each chunk's slice of dh and of the per-step list cache (it starts from zero carries
+        # and drops the first step's dprev_h, dprev_c: the truncation).
+        "name": "truncated BPTT: one lstm_forward, lstm_backward on each chunk's slice (equivalent)",
+        "cells": {"lstm_truncated_bptt": """\
+def lstm_truncated_bptt(x, h0, Wx, Wh, b, dh, chunk):
+    h, cache = lstm_forward(x, h0, Wx, Wh, b)
+    dWx, dWh, db = np.zeros_like(Wx), np.zeros_like(Wh), np.zeros_like(b)
+    for s in range(0, x.shape[1], chunk):
+        _, _, dWx_c, dWh_c, db_c = lstm_backward(dh[:, s:s + chunk], cache[s:s + chunk])
+        dWx, dWh, db = dWx + dWx_c, dWh + dWh_c, db + db_c
+    return h, dWx, dWh, db
+"""},
+        "must_fail": [],
+    },
+    {
         # Four gate matrices sliced out of Wx and Wh, each gate its own product (equivalent).
         "name": "alternative: lstm_step_forward with four separate gate matrices",
         "cells": {"lstm_step_forward": """\

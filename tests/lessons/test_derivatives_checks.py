@@ -52,6 +52,10 @@ def test_nudges(capsys):
     eps = np.finfo(np.float64).eps
     dc.check_nudge("forward", np.sqrt(2 * eps), np.e, np.e, np.e, eps)
     dc.check_nudge("centred", np.cbrt(3 * eps), np.e, np.e, np.e, eps)
+    assert "fine grid: h = 8.7337e-06" in capsys.readouterr().out     # the target, once it passed
+    with pytest.raises(CheckFailed):
+        dc.check_nudge("centred", np.cbrt(6 * eps), np.e, np.e, np.e, eps)
+    assert "fine grid" not in capsys.readouterr().out                 # never before
     with pytest.raises(CheckFailed):
         dc.check_nudge("centred", np.cbrt(6 * eps), np.e, np.e, np.e, eps)
     with pytest.raises(CheckFailed):
@@ -86,11 +90,11 @@ def test_matmul_gradient(capsys):
     rng = np.random.default_rng(0)
     x, W, dout = rng.normal(size=(3, 4)), rng.normal(size=(4, 5)), rng.normal(size=(3, 5))
     right, ones = dout @ W.T, np.ones((3, 5)) @ W.T
-    dc.check_matmul_gradient(right, x, dout, right, ones)
+    dc.check_matmul_gradient(right, x, W, dout)
     with pytest.raises(CheckFailed):
-        dc.check_matmul_gradient(ones, x, dout, right, ones)
+        dc.check_matmul_gradient(ones, x, W, dout)
     with pytest.raises(CheckFailed):
-        dc.check_matmul_gradient(right * 0.5, x, dout, right, ones)
+        dc.check_matmul_gradient(right * 0.5, x, W, dout)
     out = capsys.readouterr().out
     assert "dout = all ones" in out and "every output" in out
 

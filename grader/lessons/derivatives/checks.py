@@ -18,7 +18,7 @@ from ...checks import CheckResult, check_close, checked_name, compare, report
 from ...errors import CheckFailed
 from ...i18n import N_
 from ...i18n import lesson_text as _
-from ...numgrad import rel_error
+from ...numgrad import eval_numerical_gradient_array, rel_error
 from ...referees import referee_all
 from ...report_lines import emit, fail_line, hint_line, pass_line, show_hint
 from ...trusted import as_array, as_items, plain_ndarray
@@ -189,11 +189,11 @@ def _model_bottom(which: str, f0: float, f2: float, f3: float, eps: float) -> fl
 
 def check_nudge(which: str, yours: Any, f0: float, f2: float, f3: float, eps: float = EPS) -> CheckResult:
     """best_nudges' h_forward or h_centred against the bottom of the lesson's error model
-    E(h) (truncation + eps |f| / h) on a fine grid, printed first."""
+    E(h) (truncation + eps |f| / h) on a fine grid, printed only once the answer has passed (a
+    target shown before would let a guess match it without the derivation)."""
     __tracebackhide__ = True
     bottom = _model_bottom(which, f0, f2, f3, eps)
     kind = _(_KINDS.get(which, which))
-    print(_("bottom of the {which} model on a fine grid: h = {h}").format(which=kind, h=f"{bottom:.4e}"))
     name = _("h* of the {which} difference").format(which=kind)
     if which == "forward":
         mistakes = [
@@ -218,7 +218,9 @@ def check_nudge(which: str, yours: Any, f0: float, f2: float, f3: float, eps: fl
         not_real = _("f(x), f'' or f‴ is negative here, and a negative number to the power 1/2 or 1/3 is "
                      "not a real number (Python gives a complex, NumPy nan). The model uses the sizes "
                      "|f(x)|, |f''| and |f‴|.")
-    return check_value(name, yours, bottom, tol=1e-4, mistakes=mistakes, otherwise=not_real)
+    result = check_value(name, yours, bottom, tol=1e-4, mistakes=mistakes, otherwise=not_real)
+    print(_("bottom of the {which} model on a fine grid: h = {h}").format(which=kind, h=f"{bottom:.4e}"))
+    return result
 
 
 def _real_number(value: Any) -> bool:
@@ -333,12 +335,15 @@ def check_gradient_check(gradient_check: Callable[..., Any]) -> None:
         raise CheckFailed("; ".join(failed))
 
 
-def check_matmul_gradient(grad: Any, x: np.ndarray, dout: np.ndarray, reference: np.ndarray,
-                          ones_reference: np.ndarray) -> CheckResult:
-    """numerical_gradient_array's result for out = x @ W, shape of x, against the toolkit's
-    numerical gradient `reference`; recognises dout ignored (`ones_reference`, the gradient for
-    dout = all ones), and otherwise points at the outputs an entry of x reaches."""
+def check_matmul_gradient(grad: Any, x: np.ndarray, W: np.ndarray, dout: np.ndarray) -> CheckResult:
+    """numerical_gradient_array's result for out = x @ W (x: (N, D), W: (D, M), dout: (N, M)),
+    shape of x, against the toolkit's numerical gradient of that layer (computed here, on a copy of
+    x); recognises dout ignored (the gradient for dout = all ones), and otherwise points at the
+    outputs an entry of x reaches."""
     __tracebackhide__ = True
+    x, W, dout = (np.asarray(v, dtype=np.float64) for v in (x, W, dout))
+    reference = eval_numerical_gradient_array(lambda z: z @ W, x.copy(), dout)
+    ones_reference = eval_numerical_gradient_array(lambda z: z @ W, x.copy(), np.ones_like(dout))
     plain = as_array(grad, "numerical_gradient_array's result")
     print(_("x {x}, dout {dout}: your gradient has shape {shape} (should be {x})").format(
         x=x.shape, dout=dout.shape, shape=plain.shape))
