@@ -263,6 +263,33 @@ dL_dy = slope(lambda t: math.tanh(x * t * (x + t)) + x, y)
         "message": "measured with slope",
     },
     {
+        # The lesson's other measuring tool: eval_numerical_gradient in the cell that assigns the trace
+        # is refused the same way, and so are the values that cell typed.
+        "name": "neuron by hand: the input gradients measured with eval_numerical_gradient",
+        "cells": {"neuron_trace": """\
+x, w, b, u, z, f = NEURON_VALUES
+df_dz = 1.0
+df_du = 1.0
+df_dx, df_dw, df_db = eval_numerical_gradient(lambda p: max(0.0, p[1] * p[0] + p[2]), np.array([x, w, b]))
+"""},
+        "must_fail": ["test_neuron_gate", "test_neuron_add", "test_neuron_multiply"],
+        "message": "measured with eval_numerical_gradient",
+    },
+    {
+        "name": "circuit by hand: dL_dc and the inputs measured with eval_numerical_gradient",
+        "cells": {"hand_trace": """\
+x, y, a, b, c, d, L = CIRCUIT_VALUES
+dL_dd = 1.0
+dL_dc = float(eval_numerical_gradient(lambda v: math.tanh(v[0]), np.array([c]))[0])
+dL_da = dL_dc * b
+dL_db = dL_dc * a
+circuit = lambda v: math.tanh(v[0] * v[1] * (v[0] + v[1])) + v[0]
+dL_dx, dL_dy = eval_numerical_gradient(circuit, np.array([x, y]))
+"""},
+        "must_fail": ["test_trace_tanh", "test_trace_product", "test_trace_dx", "test_trace_dy"],
+        "message": "measured with eval_numerical_gradient",
+    },
+    {
         "name": "neuron by hand: x and w swapped in the multiply node",
         "cells": {"neuron_trace": """\
 df_dz = 1.0

@@ -219,6 +219,18 @@ MISTAKES = [
         "must_fail": ["test_init"],
     },
     {
+        # weight_scale ignored: standard normal weights, about 1000 times too large for 1e-3.
+        "name": "init ignores weight_scale",
+        "cells": {"two_layer_net": _variant(
+            ("weight_scale * rng.standard_normal((input_dim, hidden_dim))",
+             "rng.standard_normal((input_dim, hidden_dim))"),
+            ("weight_scale * rng.standard_normal((hidden_dim, num_classes))",
+             "rng.standard_normal((hidden_dim, num_classes))"),
+        )},
+        "must_fail": ["test_init"],
+        "message": "draw the weights with mean 0 and standard deviation weight_scale",
+    },
+    {
         # Mistaking loss(X) for a predict(): labels of shape (N,) instead of scores (N, C).
         "name": "loss(X) returns labels instead of scores",
         "cells": {"two_layer_net": _variant(("return scores\n", "return np.argmax(scores, axis=1)\n"))},

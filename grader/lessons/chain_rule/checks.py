@@ -10,12 +10,15 @@ lesson's `check_numbers` compares through `check_number`.
 from __future__ import annotations
 
 import ast
+import inspect
 import math
+import sys
 from collections.abc import Callable, Mapping
 from typing import Any
 
 import numpy as np
 
+from ... import numgrad
 from ...checks import checked_name, compare, report
 from ...errors import CheckFailed
 from ...i18n import N_
@@ -29,6 +32,7 @@ __all__ = [
     "check_number",
     "circuit_backward_mistakes",
     "circuit_tangent_mistakes",
+    "measuring_tool_called",
     "neuron_backward_mistakes",
     "neuron_step",
     "neuron_tangent_expected",
@@ -36,7 +40,6 @@ __all__ = [
     "refuse_measured",
     "rounding_margin",
     "rounding_tol",
-    "slope_was_called",
     "trace_step",
     "watch_hand_traces",
 ]
@@ -320,25 +323,56 @@ def neuron_tangent_expected(x: np.ndarray, w: np.ndarray, b: float, tw: np.ndarr
     return max(0.0, z), moving if on else 0.0, table
 
 
+#: The toolkit's numerical-gradient functions (by their own code, whatever name reaches them):
+#: measuring tools, like the notebook's `slope`.
+_MEASURING_CODES = {inspect.unwrap(getattr(numgrad, name)).__code__: name
+                    for name in ("eval_numerical_gradient", "eval_numerical_gradient_array",
+                                 "numerical_gradient_array", "grad_check_sparse")}
+_SETPROFILE, _GETPROFILE = sys.setprofile, sys.getprofile
+
+
 class _HandTraces:
     """Which variables of the two hand traces (Exercises 1 and 3) were last assigned by a cell run
-    that called the notebook's `slope`.
+    that called a measuring tool: the notebook's `slope`, or one of the toolkit's numerical
+    gradients (`eval_numerical_gradient`, ...).
 
     Before each cell runs (IPython's pre_run_cell event, `watch_hand_traces`), the trace variables
-    that cell assigns are marked clean; a call of `slope` while it runs (`slope_was_called`) marks
-    them measured. Only the run of the cell that assigns a variable counts: re-running a check, or
-    calling `slope` in a cell that assigns no trace variable, changes nothing. The unit is the cell,
-    not the line: a trace cell that calls `slope` anywhere marks every trace variable it assigns.
+    that cell assigns are marked clean; a call of a measuring tool while it runs marks them
+    measured, with that tool's name: `slope` says so itself (`measuring_tool_called`), and the
+    toolkit's are seen by a profile hook set only while a cell that assigns trace variables runs
+    (until post_run_cell). Only the run of the cell that assigns a variable counts: re-running a
+    check, or calling a measuring tool in a cell that assigns no trace variable, changes nothing.
+    The unit is the cell, not the line: a trace cell that calls a measuring tool anywhere marks
+    every trace variable it assigns.
     """
 
     def __init__(self) -> None:
         self.assigning: frozenset[str] = frozenset()
-        self.measured: set[str] = set()
+        self.measured: dict[str, tuple[str, ...]] = {}
         self.shell: Any = None
+        self.previous_profile: Any = None
+        self.profiling = False
 
     def before_cell(self, info: Any) -> None:
+        self.after_cell()
         self.assigning = _assigned_names(self.shell, getattr(info, "raw_cell", "") or "")
-        self.measured -= self.assigning
+        for name in self.assigning:
+            self.measured.pop(name, None)
+        if self.assigning:
+            self.previous_profile, self.profiling = _GETPROFILE(), True
+            _SETPROFILE(self.profile)
+
+    def after_cell(self, *_: Any) -> None:
+        if self.profiling:
+            self.profiling = False
+            _SETPROFILE(self.previous_profile)
+            self.previous_profile = None
+
+    def profile(self, frame: Any, event: str, arg: Any) -> None:
+        if event == "call" and frame.f_code in _MEASURING_CODES:
+            measuring_tool_called(_MEASURING_CODES[frame.f_code])
+        if self.previous_profile is not None:
+            self.previous_profile(frame, event, arg)
 
 
 def _assigned_names(shell: Any, source: str) -> frozenset[str]:
@@ -368,33 +402,40 @@ def watch_hand_traces() -> None:
     if shell is None or _TRACES.shell is shell:
         return
     if _TRACES.shell is not None:
-        try:
-            _TRACES.shell.events.unregister("pre_run_cell", _TRACES.before_cell)
-        except ValueError:
-            pass
+        for event, callback in (("pre_run_cell", _TRACES.before_cell), ("post_run_cell", _TRACES.after_cell)):
+            try:
+                _TRACES.shell.events.unregister(event, callback)
+            except ValueError:
+                pass
     shell.events.register("pre_run_cell", _TRACES.before_cell)
+    shell.events.register("post_run_cell", _TRACES.after_cell)
     _TRACES.shell = shell
 
 
-def slope_was_called() -> None:
-    """Called by the notebook's `slope`: the trace variables of the running cell are measured."""
-    _TRACES.measured |= _TRACES.assigning
+def measuring_tool_called(tool: str) -> None:
+    """Called by the notebook's `slope` (and by the profile hook, for the toolkit's numerical
+    gradients): the trace variables of the running cell are measured, with `tool`."""
+    for name in _TRACES.assigning:
+        tools = _TRACES.measured.get(name, ())
+        _TRACES.measured[name] = tools if tool in tools else (*tools, tool)
 
 
 def refuse_measured(*names: str) -> None:
-    """A hand-trace check's first step: ✗ and CheckFailed when a cell that called `slope` while it
-    ran assigned one of `names` (the values the check grades)."""
+    """A hand-trace check's first step: ✗ and CheckFailed when a cell that called a measuring tool
+    while it ran assigned one of `names` (the values the check grades)."""
     __tracebackhide__ = True
     measured = [name for name in names if name in _TRACES.measured]
     if not measured:
         return
     listed = ", ".join(measured)
-    hint = _("the cell that assigned {names} called slope while it ran. A hand trace derives each local "
-             "slope by the chain rule, node by node; measuring is the checks' job. Take slope out of that "
-             "cell and run it again.").format(names=listed)
-    status = _("measured with slope")
-    emit([fail_line(name, status) for name in measured] + [hint_line(hint, None)], [(None, hint)])
-    raise CheckFailed(f"{listed} {status} ({hint})")
+    tools = ", ".join(dict.fromkeys(tool for name in measured for tool in _TRACES.measured[name]))
+    hint = _("the cell that assigned {names} called {tools} while it ran. A hand trace derives each local "
+             "slope by the chain rule, node by node; measuring is the checks' job. Take {tools} out of that "
+             "cell and run it again.").format(names=listed, tools=tools)
+    status = {name: _("measured with {tool}").format(tool=", ".join(_TRACES.measured[name]))
+              for name in measured}
+    emit([fail_line(name, status[name]) for name in measured] + [hint_line(hint, None)], [(None, hint)])
+    raise CheckFailed(f"{listed} {status[measured[0]]} ({hint})")
 
 
 # Everything above checks or computes the right answers: refused inside a graded call.
