@@ -1,5 +1,10 @@
-"""axe-core finds no serious or critical WCAG 2.1 A/AA violation in any solved lesson, both
-editions, as the course's HTML export shows it (tests/front_ends/accessibility/html_export.py).
+"""axe-core finds no serious or critical WCAG 2.1 A/AA violation in any solved lesson, as the
+course's HTML export shows it (tests/front_ends/accessibility/html_export.py).
+
+The Portuguese edition's pages are the same cells and outputs with their text translated: what
+could differ by language is checked in both editions without a browser (each page's `lang` and
+alt texts: tests/front_ends/accessibility/test_html_export.py; headings and link texts:
+tests/front_ends/test_structure.py), so axe audits the English pages only.
 
 Colour contrast, axe's slowest rule (8 s a lesson here), is audited on one lesson, the one with the
 most code tokens: the pages differ only in their content, both editions' code is the same, and no
@@ -22,7 +27,7 @@ pytestmark = [pytest.mark.browser, pytest.mark.slow]  # one xdist worker: tests/
 
 EDITIONS = {"en": "solutions", "pt": "solutions/pt"}
 CONTRAST_AUDITED = ("en", "08_deep_nets")  # the most code tokens
-NOTEBOOKS = [pytest.param(lang, name, id=f"{lang}-{name}") for lang in EDITIONS for name in assignments()]
+NOTEBOOKS = [pytest.param("en", name, id=f"en-{name}") for name in assignments()]
 
 
 def _show(page, html: str) -> None:
