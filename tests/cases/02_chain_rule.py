@@ -290,6 +290,21 @@ dL_dx, dL_dy = eval_numerical_gradient(circuit, np.array([x, y]))
         "message": "measured with eval_numerical_gradient",
     },
     {
+        # The checks' own reference, imported by the setup, copied into the trace: refused too.
+        "name": "circuit by hand: dL_dc copied from the checks' reference trace_step",
+        "cells": {"hand_trace": """\
+x, y, a, b, c, d, L = CIRCUIT_VALUES
+dL_dd = 1.0
+dL_dc = trace_step("dL_dc", 1.2, 0.5, {"dL_dd": 1.0})[0]
+dL_da = dL_dc * b
+dL_db = dL_dc * a
+dL_dx = dL_da * y + dL_db + 1.0
+dL_dy = dL_da * x + dL_db
+"""},
+        "must_fail": ["test_trace_tanh", "test_trace_product", "test_trace_dx", "test_trace_dy"],
+        "message": "measured with trace_step",
+    },
+    {
         "name": "neuron by hand: x and w swapped in the multiply node",
         "cells": {"neuron_trace": """\
 df_dz = 1.0

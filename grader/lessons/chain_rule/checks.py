@@ -324,10 +324,12 @@ def neuron_tangent_expected(x: np.ndarray, w: np.ndarray, b: float, tw: np.ndarr
 
 
 #: The toolkit's numerical-gradient functions (by their own code, whatever name reaches them):
-#: measuring tools, like the notebook's `slope`.
+#: measuring tools, like the notebook's `slope`; and the checks' references of the hand traces.
 _MEASURING_CODES = {inspect.unwrap(getattr(numgrad, name)).__code__: name
                     for name in ("eval_numerical_gradient", "eval_numerical_gradient_array",
                                  "numerical_gradient_array", "grad_check_sparse")}
+# ...and the checks' own references, which hold the expected values: copying from them is no trace.
+_MEASURING_CODES.update({neuron_step.__code__: "neuron_step", trace_step.__code__: "trace_step"})
 _SETPROFILE, _GETPROFILE = sys.setprofile, sys.getprofile
 
 
