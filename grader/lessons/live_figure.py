@@ -74,6 +74,7 @@ class LiveFigure(LiveControls):
         self.words = widgets.HTML()  # the picture in words: JupyterLab shows a PNG without its alt
         self.words.add_class("gf-words")
         super().__init__(controls, area=InPlaceArea(), continuous_update=continuous_update)
+        self.figure = self.fig
         self._make_box([self.numbers, self.words], row={"layout": widgets.Layout(flex_flow="row wrap")})
         self.box.add_class("gf-live")
         self.box.add_class(css_class)
@@ -112,7 +113,6 @@ class LiveFigure(LiveControls):
         buf = io.BytesIO()
         self.fig.savefig(buf, format="png", dpi=self.dpi, pil_kwargs={"compress_level": 1})
         self.alt = figure_text.describe(self.fig)
-        self.legibility = figure_text.legibility(self.fig)
         return buf.getvalue(), text
 
     def png(self) -> bytes:

@@ -79,7 +79,7 @@ class SliderPlot(LiveControls):
         """The plot for the controls' current values; the readout and the alt text say it in words."""
         fig = self.draw(**self.values())
         self.alt = figure_text.describe(fig)
-        self.legibility = figure_text.legibility(fig)
+        self.figure = fig
         self.readout.value = html.escape(self.alt)
         return figure_png(fig, dpi=self.dpi)
 

@@ -28,6 +28,7 @@ from typing import Any
 import ipywidgets as widgets
 from IPython.display import Image, display
 
+from ..figure_colours import legibility
 from ..i18n import lesson_text as _
 from ..referees import referee_all
 
@@ -115,10 +116,10 @@ class LiveControls:
             raise ValueError(f"{type(self).__name__} needs at least one control, e.g. lr=FloatSlider()")
         self.area = area
         self.redraws = 0
-        #: The picture in words (grader.figure_text), set by `png()` where a subclass can tell it,
-        #: and what keeps it from everyone (grader.figure_colours; None: not checked).
+        #: The picture in words (grader.figure_text) and the figure it was drawn from, set by
+        #: `png()` where a subclass can tell them.
         self.alt = ""
-        self.legibility: list[str] | None = None
+        self.figure: Any = None
         for control in self.controls.values():
             if hasattr(control, "continuous_update"):
                 control.continuous_update = continuous_update
@@ -165,8 +166,10 @@ class LiveControls:
             self.box._handle_displayed()
 
     def _ipython_display_(self) -> None:
-        png = self.png()  # the default state, kept in the saved notebook
-        self.area.display(self._show_controls, png, self.alt, self.legibility)
+        png = self.png()  # the default state, kept in the saved notebook: with what
+        # grader.figure_colours finds in it (for the course's tests; not redone at every redraw)
+        legible = None if self.figure is None else legibility(self.figure)
+        self.area.display(self._show_controls, png, self.alt, legible)
 
 
 referee_all(globals())

@@ -25,7 +25,7 @@ from matplotlib.figure import Figure
 from matplotlib.patches import Circle, FancyArrowPatch, FancyBboxPatch
 from matplotlib.path import Path
 
-from ... import figure_text
+from ...figure_colours import legibility
 from ...i18n import lesson_text as _
 from ...referees import referee_all
 
@@ -234,7 +234,7 @@ class GraphDrawing:
             return None
         buf = io.BytesIO()
         self.fig.savefig(buf, format="png", dpi=100, bbox_inches="tight")
-        return buf.getvalue(), {"alt": self.words(), "legibility": figure_text.legibility(self.fig)}
+        return buf.getvalue(), {"alt": self.words(), "legibility": legibility(self.fig)}
 
     def __repr__(self) -> str:
         return f"<computation graph: {len(self.nodes)} nodes, {len(self.edges)} edges>"
