@@ -11,15 +11,15 @@ import json
 import pytest
 
 from grader.instructor.build import assignments
-from tests.nbgrader_harness import REPO
+from grader.lab import LANGUAGES
+from tests.front_ends.accessibility.html_export import solved
 
-FOLDERS = {"en": "solutions", "pt": "solutions/pt"}
 
-
-@pytest.mark.parametrize("lang", FOLDERS)
+@pytest.mark.parametrize("lang", LANGUAGES)
 @pytest.mark.parametrize("name", assignments())
 def test_every_picture_is_legible(lang: str, name: str) -> None:
-    notebook = json.loads((REPO / FOLDERS[lang] / name / f"{name}.ipynb").read_text(encoding="utf-8"))
+    path = solved(name, lang)
+    notebook = json.loads(path.read_text(encoding="utf-8"))
     found = {}
     for index, cell in enumerate(notebook["cells"]):
         for output in cell.get("outputs", []):
@@ -29,4 +29,4 @@ def test_every_picture_is_legible(lang: str, name: str) -> None:
             if meta.get("legibility") != []:
                 found[index] = meta.get("legibility", "not checked: no legibility in its metadata")
     lines = "\n".join(f"{cell}: {problems}" for cell, problems in found.items())
-    assert not found, f"{FOLDERS[lang]}/{name}, cell: problems\n{lines}"
+    assert not found, f"{path}, cell: problems\n{lines}"

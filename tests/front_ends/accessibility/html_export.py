@@ -11,10 +11,16 @@ import json
 from html.parser import HTMLParser
 from pathlib import Path
 
+from grader.instructor.build import edition_dir
 from grader.lab import CONFIG, DATA
 
 REPO = Path(__file__).resolve().parents[3]
 TEMPLATES = DATA / "nbconvert" / "templates"
+
+
+def solved(name: str, language: str) -> Path:
+    """The solved notebook of lesson `name` in `language`'s edition (one of LANGUAGES)."""
+    return edition_dir(REPO / "solutions", name, language) / f"{name}.ipynb"
 
 
 def template_name() -> str:

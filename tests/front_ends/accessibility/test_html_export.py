@@ -11,15 +11,20 @@ from __future__ import annotations
 import pytest
 
 from grader.instructor.build import assignments
-from tests.front_ends.accessibility.html_export import REPO, ExportedPage, exported_html, figure_descriptions
+from grader.lab import LANGUAGES
+from tests.front_ends.accessibility.html_export import (
+    ExportedPage,
+    exported_html,
+    figure_descriptions,
+    solved,
+)
 
-EDITIONS = {"en": "solutions", "pt": "solutions/pt"}
-NOTEBOOKS = [pytest.param(lang, name, id=f"{lang}-{name}") for lang in EDITIONS for name in assignments()]
+NOTEBOOKS = [pytest.param(lang, name, id=f"{lang}-{name}") for lang in LANGUAGES for name in assignments()]
 
 
 @pytest.mark.parametrize(("lang", "name"), NOTEBOOKS)
 def test_the_export_keeps_every_figure_description_and_the_language(lang: str, name: str) -> None:
-    notebook = REPO / EDITIONS[lang] / name / f"{name}.ipynb"
+    notebook = solved(name, lang)
     page = ExportedPage(exported_html(notebook))
     described = figure_descriptions(notebook)
     assert page.lang == lang, f"{notebook}: the page says lang={page.lang!r}"
@@ -35,7 +40,7 @@ def test_the_check_sees_a_dropped_description() -> None:
     import nbformat
     from nbconvert import HTMLExporter
 
-    notebook = REPO / "solutions" / "07_gradient_flow" / "07_gradient_flow.ipynb"
+    notebook = solved("07_gradient_flow", "en")
     html, _ = HTMLExporter(template_name="lab").from_notebook_node(nbformat.read(notebook, as_version=4))
     page = ExportedPage(html)
     assert page.alts and page.alts != figure_descriptions(notebook)

@@ -20,35 +20,34 @@ import re
 import pytest
 
 from grader.instructor.build import assignments
+from grader.lab import LANGUAGES
 from tests.front_ends.accessibility.axe import audit, blocking, described
-from tests.front_ends.accessibility.html_export import REPO, exported_html
+from tests.front_ends.accessibility.html_export import exported_html, solved
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]  # one xdist worker: tests/conftest.py
 
-EDITIONS = {"en": "solutions", "pt": "solutions/pt"}
-CONTRAST_AUDITED = ("en", "08_deep_nets")  # the most code tokens
-NOTEBOOKS = [pytest.param("en", name, id=f"en-{name}") for name in assignments()]
+CONTRAST_AUDITED = "08_deep_nets"  # the most code tokens
 
 
 def _show(page, html: str) -> None:
     page.set_content(html, wait_until="load")
 
 
-@pytest.mark.parametrize(("lang", "name"), NOTEBOOKS)
-def test_axe_finds_no_serious_violation(offline_page, lang: str, name: str) -> None:
-    notebook = REPO / EDITIONS[lang] / name / f"{name}.ipynb"
+@pytest.mark.parametrize("name", assignments())
+def test_axe_finds_no_serious_violation(offline_page, name: str) -> None:
+    notebook = solved(name, "en")
     _show(offline_page, exported_html(notebook))
-    violations = audit(offline_page, contrast=(lang, name) == CONTRAST_AUDITED)
+    violations = audit(offline_page, contrast=name == CONTRAST_AUDITED)
     serious = blocking(violations)
     assert not serious, f"{notebook} exported to HTML:\n{described(serious)}"
 
 
 def test_no_lesson_colours_its_own_text() -> None:
-    """What lets one lesson per edition stand for all in the contrast audit."""
+    """What lets one lesson stand for all in the contrast audit (both editions)."""
     coloured = []
-    for lang, folder in EDITIONS.items():
+    for lang in LANGUAGES:
         for name in assignments():
-            text = (REPO / folder / name / f"{name}.ipynb").read_text(encoding="utf-8")
+            text = solved(name, lang).read_text(encoding="utf-8")
             if re.search(r"(?<![-\w])(color|background(-color)?)\s*:", json.dumps(json.loads(text)["cells"])):
                 coloured.append(f"{lang}/{name}")
     assert not coloured, f"these lessons set a text or background colour: {coloured}"
@@ -60,8 +59,7 @@ def test_the_audit_sees_what_the_course_template_fixes(offline_page) -> None:
     import nbformat
     from nbconvert import HTMLExporter
 
-    lang, name = CONTRAST_AUDITED
-    notebook = nbformat.read(REPO / EDITIONS[lang] / name / f"{name}.ipynb", as_version=4)
+    notebook = nbformat.read(solved(CONTRAST_AUDITED, "en"), as_version=4)
     notebook.cells = notebook.cells[:12]
     html, _ = HTMLExporter(template_name="lab").from_notebook_node(notebook)
     _show(offline_page, html)
