@@ -72,18 +72,21 @@ def find_lesson(prefix: str, root: Path = REPO) -> str:
     return matches[0]
 
 
+def _in_front(variable: str, folders: list[Path], environ: dict[str, str] | None) -> str:
+    """The search path `variable` with `folders` first, then whatever was set before."""
+    before = (os.environ if environ is None else environ).get(variable, "")
+    return os.pathsep.join([str(folder) for folder in folders] + ([before] if before else []))
+
+
 def config_path(role: str, environ: dict[str, str] | None = None) -> str:
     """JUPYTER_CONFIG_PATH for `role`: the role's folders first, then whatever was set before."""
-    before = (os.environ if environ is None else environ).get("JUPYTER_CONFIG_PATH", "")
-    folders = [str(CONFIG / name) for name in ROLES[role]]
-    return os.pathsep.join(folders + ([before] if before else []))
+    return _in_front("JUPYTER_CONFIG_PATH", [CONFIG / name for name in ROLES[role]], environ)
 
 
 def data_path(environ: dict[str, str] | None = None) -> str:
     """JUPYTER_PATH for both roles: jupyter/data (the course's nbconvert template) first, then
     whatever was set before."""
-    before = (os.environ if environ is None else environ).get("JUPYTER_PATH", "")
-    return os.pathsep.join([str(DATA)] + ([before] if before else []))
+    return _in_front("JUPYTER_PATH", [DATA], environ)
 
 
 #: The languages a student can choose (`make lab LANG=pt`): English and the editions in exercises/<language>/.

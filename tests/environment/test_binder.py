@@ -41,14 +41,16 @@ def test_start_gives_jupyterlab_the_student_configuration(tmp_path) -> None:
     """Binder's JupyterLab gets what `make lab` gives: same folders, same order, one BLAS thread."""
     if shutil.which("bash") is None:
         pytest.skip("no bash")
-    env = {k: v for k, v in os.environ.items() if k != "JUPYTER_CONFIG_PATH"}
+    env = {k: v for k, v in os.environ.items() if k not in ("JUPYTER_CONFIG_PATH", "JUPYTER_PATH")}
     result = subprocess.run(["bash", str(REPO / "start"), sys.executable, "-c",
                              "import os; print(os.environ['JUPYTER_CONFIG_PATH']); "
-                             "print(os.environ['OPENBLAS_NUM_THREADS'], os.environ['OMP_NUM_THREADS'])"],
+                             "print(os.environ['OPENBLAS_NUM_THREADS'], os.environ['OMP_NUM_THREADS']); "
+                             "print(os.environ['JUPYTER_PATH'])"],
                             cwd=tmp_path, env=env, capture_output=True, text=True, timeout=30)
     assert result.returncode == 0, result.stderr
-    config_path, threads = result.stdout.splitlines()
+    config_path, threads, data_path = result.stdout.splitlines()
     assert config_path == lab.config_path("student", environ={})
+    assert data_path == lab.data_path(environ={})  # the HTML export's template, as `make lab` finds it
     assert threads == "1 1"
     for folder in config_path.split(os.pathsep):
         assert Path(folder).is_dir(), folder
