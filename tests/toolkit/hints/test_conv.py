@@ -7,8 +7,6 @@ alternatives (im2col, einsum, argmax-index pooling) are written here too.
 
 from __future__ import annotations
 
-import time
-
 import numpy as np
 import pytest
 
@@ -307,17 +305,6 @@ def test_check_close_and_check_gradient_take_conv_and_pool():
         check_gradient("dx", f, x, wrong, dout=POOL["dout"], problem={"pool": POOL})
     assert failure.value.results[0].hint.code == "pool-first-element"
     assert check_close("out", POOL_RIGHT["out"], POOL_RIGHT["out"], problem={"pool": POOL}).passed
-
-
-def test_the_reference_is_fast_on_a_lesson_sized_input():
-    p = conv_problem(10, 3, 16, 16, 8, 3, 3, stride=1, pad=1, seed=163)
-    q = pool_problem(10, 8, 16, 16, 2, 2, 2, seed=164)
-    right = conv_im2col(p["x"], p["w"], p["b"], 1, 1, p["dout"])
-    start = time.perf_counter()
-    diagnose(-right["dx"], right["dx"], problem={"conv": p})
-    diagnose(np.zeros((10, 3, 18, 18)), right["dx"], problem={"conv": p})
-    diagnose(np.ones(q["x"].shape), pool_argmax(q["x"], 2, 2, 2, q["dout"]), problem={"pool": q})
-    assert time.perf_counter() - start < 1.0
 
 
 @pytest.mark.parametrize(
