@@ -206,6 +206,20 @@ def _alt_text(fig) -> tuple[dict, dict]:
     return {}, {"image/png": {"alt": text, "legibility": legibility(fig)}}
 
 
+def in_words(text: str) -> dict[str, str]:
+    """`text`, a figure's description, as the display data of a collapsed *Figure in words*
+    (markdown, and plain text where markdown is not shown)."""
+    summary = _("Figure in words")
+    return {"text/markdown": f"<details><summary>{summary}</summary>\n\n{text}\n\n</details>",
+            "text/plain": f"{summary}: {text}"}
+
+
+def describe_after_cell(text: str) -> None:
+    """Show `text`, the description of a picture the running cell displays, as a collapsed
+    *Figure in words* when the cell ends (for pictures that are not matplotlib figures)."""
+    _PENDING.append(text)
+
+
 def _show_descriptions() -> None:
     """After a cell: each figure it displayed, in words, collapsed below its output."""
     if not _PENDING:
@@ -215,17 +229,7 @@ def _show_descriptions() -> None:
     texts = list(_PENDING)
     del _PENDING[:]
     for text in texts:
-        summary = _("Figure in words")
-        display({"text/markdown": f"<details><summary>{summary}</summary>\n\n{text}\n\n</details>",
-                 "text/plain": f"{summary}: {text}"}, raw=True)
-
-
-def in_words_html(text: str) -> str:
-    """`text`, a figure's description, as the collapsed *Figure in words* (HTML) that a widget
-    shows beside its picture, redrawn with it."""
-    import html
-
-    return f"<details><summary>{html.escape(_('Figure in words'))}</summary>{html.escape(text)}</details>"
+        display(in_words(text), raw=True)
 
 
 def install(shell=None) -> None:

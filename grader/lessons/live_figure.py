@@ -2,13 +2,13 @@
 
 A `LiveFigure` as the last value of a cell shows two outputs:
 
-1. the controls, a line of numbers and the picture in words (a collapsed *Figure in words*,
-   redrawn with it: JupyterLab shows a PNG without its alt text) in an ipywidgets ``VBox``; its
-   plain-text form says that the controls need a running kernel;
-2. the picture, a plain ``image/png`` output with a ``display_id``. Without a kernel (GitHub,
-   nbviewer, the rendered ``solutions/``) it is the static picture of the default state; with
-   one, every change of a control recomputes, redraws and replaces that same output, so there
-   is one picture, never two (``grader.lessons.widget_base.LiveControls`` with an ``InPlaceArea``).
+1. the controls and a line of numbers in an ipywidgets ``VBox``; its plain-text form says that
+   the controls need a running kernel;
+2. the picture, a plain ``image/png`` output with a ``display_id``, and the picture in words (a
+   collapsed *Figure in words*: JupyterLab shows a PNG without its alt text), another. Without a
+   kernel (GitHub, nbviewer, the rendered ``solutions/``) they are the default state's; with one,
+   every change of a control recomputes, redraws and replaces those same outputs, so there is
+   one picture, never two (``grader.lessons.widget_base.LiveControls`` with an ``InPlaceArea``).
 
 Pictures are drawn on one reused matplotlib ``Figure`` (Agg, no pyplot) and sent as PNG bytes.
 When a student function the view needs is unfinished or broken (`NotReady`), the picture is
@@ -71,11 +71,9 @@ class LiveFigure(LiveControls):
                                       color=RED, visible=False)
         self.numbers = widgets.HTML()
         self.numbers.add_class("gf-numbers")
-        self.words = widgets.HTML()  # the picture in words: JupyterLab shows a PNG without its alt
-        self.words.add_class("gf-words")
         super().__init__(controls, area=InPlaceArea(), continuous_update=continuous_update)
         self.figure = self.fig
-        self._make_box([self.numbers, self.words], row={"layout": widgets.Layout(flex_flow="row wrap")})
+        self._make_box([self.numbers], row={"layout": widgets.Layout(flex_flow="row wrap")})
         self.box.add_class("gf-live")
         self.box.add_class(css_class)
         self.last_ms: float | None = None
@@ -119,7 +117,6 @@ class LiveFigure(LiveControls):
         """The picture for the current values; the numbers line is set to match (no timing)."""
         png, text = self.render()
         self.numbers.value = text  # no timing here: the saved notebook stays deterministic
-        self.words.value = figure_text.in_words_html(self.alt)
         return png
 
     def _show_message(self, message: str | None) -> None:
@@ -148,7 +145,6 @@ class LiveFigure(LiveControls):
         png, text = self.render()
         self.last_ms = (time.perf_counter() - start) * 1000
         self.numbers.value = f"{text} <span class='gf-ms'>· updated in {self.last_ms:.0f} ms</span>"
-        self.words.value = figure_text.in_words_html(self.alt)
         self.show(png)
 
     update = redraw

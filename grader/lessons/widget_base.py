@@ -28,6 +28,7 @@ from typing import Any
 import ipywidgets as widgets
 from IPython.display import Image, display
 
+from .. import figure_text
 from ..figure_colours import legibility
 from ..i18n import lesson_text as _
 from ..referees import referee_all
@@ -63,6 +64,8 @@ class OutputArea:
         """Show the static picture (`alt`: its text alternative), then the controls (whose box holds
         the Output)."""
         display(Image(data=png), metadata=_alt_metadata(alt, legibility))
+        if alt:  # JupyterLab and Colab show a PNG without its alt text
+            display(figure_text.in_words(alt), raw=True)
         show_controls()
 
     def show(self, png: bytes, label: str, alt: str = "") -> None:
@@ -80,18 +83,23 @@ class InPlaceArea:
 
     def __init__(self) -> None:
         self.widget: widgets.Output | None = None
-        self.handle: Any = None  # the DisplayHandle, once shown
+        self.handle: Any = None  # the picture's DisplayHandle, once shown
+        self.words: Any = None  # the DisplayHandle of its Figure in words
 
     def display(self, show_controls: Callable[[], None], png: bytes, alt: str = "",
                 legibility: list[str] | None = None) -> None:
-        """Show the controls, then the picture as an output of its own that `show` replaces."""
+        """Show the controls, then the picture and its Figure in words (JupyterLab and Colab show a
+        PNG without its alt text) as outputs of their own that `show` replaces."""
         show_controls()
         self.handle = display(Image(data=png), display_id=True, metadata=_alt_metadata(alt, legibility))
+        self.words = display(figure_text.in_words(alt), raw=True, display_id=True)
 
     def show(self, png: bytes, label: str, alt: str = "") -> None:
-        """Replace the displayed picture (nothing to do before it is displayed)."""
+        """Replace the displayed picture and its words (nothing to do before they are displayed)."""
         if self.handle is not None:
             self.handle.update(Image(data=png), metadata=_alt_metadata(alt))
+        if self.words is not None:
+            self.words.update(figure_text.in_words(alt), raw=True)
 
 
 class LiveControls:

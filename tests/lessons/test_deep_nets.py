@@ -282,7 +282,10 @@ def test_in_a_kernel_the_explorer_shows_controls_then_a_picture_that_a_control_r
     nb = nbformat.v4.new_notebook()
     nb.cells = [nbformat.v4.new_code_cell(setup), nbformat.v4.new_code_cell(move)]
     NotebookClient(nb, kernel_name="python3", timeout=60).execute()
-    widget, picture = nb.cells[0].outputs
+    widget, picture, words = nb.cells[0].outputs
+    # the picture's words follow it (JupyterLab shows a PNG without its alt) and are redrawn with it
+    assert words.data["text/markdown"].startswith("<details><summary>Figure in words")
+    assert picture.metadata["image/png"]["alt"] in words.data["text/markdown"]
     assert "application/vnd.jupyter.widget-view+json" in widget.data
     assert widget.data["text/plain"] == LiveFigure.plain_text
     assert base64.b64decode(picture.data["image/png"]).startswith(b"\x89PNG")

@@ -15,6 +15,7 @@ from nbclient import NotebookClient
 
 matplotlib.use("Agg")
 
+from grader import figure_text  # noqa: E402
 from grader.errors import CheckFailed  # noqa: E402
 from grader.lessons.gradient_flow import (  # noqa: E402
     DeadReluTrainer,
@@ -282,8 +283,8 @@ def test_in_a_kernel_the_picture_is_a_plain_output_and_a_control_updates_it():
     NotebookClient(nb, kernel_name="python3", timeout=60).execute()
 
     outputs = nb.cells[0].outputs
-    assert [o.output_type for o in outputs] == ["display_data", "display_data"]
-    widget, picture = outputs
+    assert [o.output_type for o in outputs] == ["display_data"] * 3
+    widget, picture, words = outputs
     assert "application/vnd.jupyter.widget-view+json" in widget.data
     assert widget.data["text/plain"] == LiveFigure.plain_text
     assert nb.cells[1].outputs[0].text == "1 True\n"
@@ -296,6 +297,10 @@ def test_in_a_kernel_the_picture_is_a_plain_output_and_a_control_updates_it():
         view = SaturationExplorer(*ACTIVATIONS["sigmoid"])
     assert base64.b64decode(picture.data["image/png"]) == view.render({"depth": 20})[0]
     assert base64.b64decode(picture.data["image/png"]) != view.render({"depth": 10})[0]
+    # and its Figure in words, with it (JupyterLab shows a PNG without its alt text)
+    view.render({"depth": 20})
+    assert picture.metadata["image/png"]["alt"] == view.alt
+    assert words.data["text/markdown"] == figure_text.in_words(view.alt)["text/markdown"]
 
 
 # ----------------------------------------------------------------------------- the check

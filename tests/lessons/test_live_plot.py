@@ -100,7 +100,10 @@ def test_in_a_kernel_the_default_plot_is_a_plain_output_and_sliders_redraw():
     NotebookClient(nb, kernel_name="python3", timeout=60).execute()
 
     outputs = nb.cells[0].outputs
-    assert [o.output_type for o in outputs] == ["display_data", "display_data"]
+    assert [o.output_type for o in outputs] == ["display_data"] * 3
     assert base64.b64decode(outputs[0].data["image/png"]).startswith(PNG)
-    assert "application/vnd.jupyter.widget-view+json" in outputs[1].data
+    alt = outputs[0].metadata["image/png"]["alt"]
+    # JupyterLab and Colab show the PNG without its alt: the words follow it, collapsed
+    assert "Figure in words" in outputs[1].data["text/markdown"] and alt in outputs[1].data["text/markdown"]
+    assert "application/vnd.jupyter.widget-view+json" in outputs[2].data
     assert nb.cells[1].outputs[0].text == "1 1\n"

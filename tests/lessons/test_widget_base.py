@@ -25,10 +25,13 @@ class Counter(LiveControls):
 
 class FakeHandle:
     def __init__(self):
-        self.images = []
+        self.images, self.bundles = [], []
 
-    def update(self, obj, metadata=None):
-        self.images.append(obj.data)
+    def update(self, obj, metadata=None, raw=False):
+        if raw:
+            self.bundles.append(obj)
+        else:
+            self.images.append(obj.data)
 
 
 @pytest.fixture
@@ -65,12 +68,16 @@ def test_in_place_area_replaces_the_displayed_picture(shown):
     view.controls["n"].value = 2  # before it is shown: counted, nothing to replace
     assert view.redraws == 1 and view.area.handle is None
     view._ipython_display_()
-    (bundle, raw), (picture, _) = shown
+    (bundle, raw), (picture, _), (words, words_raw) = shown
     assert raw and bundle["text/plain"] == "[controls]"
     assert "application/vnd.jupyter.widget-view+json" in bundle
     assert picture.data == b"picture 2" and view.box.children[-1].value == "below"
+    assert words_raw and "Figure in words" in words["text/markdown"]
+    view.alt = "three"
     view.controls["n"].value = 3
     assert view.area.handle.images == [b"picture 3"] and view.redraws == 2
+    # the picture's words are replaced with it
+    assert "three" in view.area.words.bundles[-1]["text/markdown"]
 
 
 def test_controls_follow_the_drag_only_when_asked():

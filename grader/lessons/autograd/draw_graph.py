@@ -25,6 +25,7 @@ from matplotlib.figure import Figure
 from matplotlib.patches import Circle, FancyArrowPatch, FancyBboxPatch
 from matplotlib.path import Path
 
+from ... import figure_text
 from ...figure_colours import legibility
 from ...i18n import lesson_text as _
 from ...referees import referee_all
@@ -234,6 +235,7 @@ class GraphDrawing:
             return None
         buf = io.BytesIO()
         self.fig.savefig(buf, format="png", dpi=100, bbox_inches="tight")
+        figure_text.describe_after_cell(self.words())  # JupyterLab and Colab do not show the alt
         return buf.getvalue(), {"alt": self.words(), "legibility": legibility(self.fig)}
 
     def __repr__(self) -> str:

@@ -163,7 +163,7 @@ class GradientFlowExplorer(LiveFigure):
         parts.append(_("activation std: layer 1 {first}, layer {depth} {last}").format(
             first=f"{stds[0]:.2g}", depth=s["depth"], last=f"{stds[-1]:.2g}"))
         if s["dead"] is not None:
-            parts.append(_("dead units (never positive on the batch): <b>{share}</b>").format(
+            parts.append(_("units never positive on the batch (dead for ReLU): <b>{share}</b>").format(
                 share=f"{np.mean(s['dead']):.0%}"))
         elif s["dead_error"] is not None:
             parts.append(f"<b>✗</b> {html.escape(s['dead_error'])}")

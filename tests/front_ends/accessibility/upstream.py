@@ -33,6 +33,8 @@ KNOWN = (
              "the notebook's cell list is a feed whose cells lack the article role"),
     Upstream("button-name", "jp-collapseHeadingButton", "https://github.com/jupyterlab/jupyterlab/issues/16890",
              "a heading's collapse button has no name"),
+    Upstream("aria-prohibited-attr", 'Cell Content"', "https://github.com/jupyterlab/jupyterlab/issues/13704",
+             "a notebook cell is a div with an aria-label and no role, which ARIA does not allow"),
     Upstream("aria-allowed-attr", "<jp-button", "https://github.com/jupyterlab/jupyterlab/issues/16891",
              "toolbar buttons carry aria-pressed on a role that does not allow it"),
 )

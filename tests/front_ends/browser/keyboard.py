@@ -28,7 +28,7 @@ _FOCUSED = """cls => {
 }"""
 
 _KEYS = {"slider": ("ArrowRight", "ArrowLeft"), "select": ("", ""), "checkbox": (" ", " ")}
-# Reached on the way and left as they are: a slider's value typed as text, the Figure in words, a
+# Reached on the way and left as they are: a slider's value typed as text, a collapsed text, a
 # disabled slider (ipywidgets leaves its handle in the Tab order).
 _PASSED = ("readout", "summary", "disabled")
 

@@ -9,6 +9,7 @@ import time
 
 import pytest
 
+from grader.i18n import catalogue
 from tests.front_ends.accessibility.axe import audit, blocking, described
 from tests.front_ends.accessibility.upstream import upstream_of
 from tests.front_ends.browser.keyboard import walk
@@ -20,22 +21,23 @@ pytestmark = [pytest.mark.browser, pytest.mark.slow]  # one xdist worker: tests/
 
 # Every image that JupyterLab draws without alt text (it ignores the output's metadata) and the
 # "Figure in words" that follows it in the same output area: [has words] per image.
-_IMAGES_WITHOUT_ALT = """() => [...document.querySelectorAll('.jp-Notebook .jp-RenderedImage img:not([alt])')]
-    .map(img => {
+_IMAGES_WITHOUT_ALT = """summary => [
+    ...document.querySelectorAll('.jp-Notebook .jp-RenderedImage img:not([alt])')].map(img => {
         const area = img.closest('.jp-Cell-outputArea');
         return !!area && [...area.querySelectorAll('details summary')]
-            .some(s => s.textContent.includes('Figure in words'));
+            .some(s => s.textContent.includes(summary));
     })"""
 
 
-def audit_the_lesson_content(page) -> None:
+def audit_the_lesson_content(page, contrast: bool = True, language: str = "en") -> None:
     """axe-core on the open notebook: no serious or critical violation of the course's own; each
-    one that belongs to JupyterLab or ipywidgets is listed in tests/front_ends/accessibility/upstream.py."""
+    one that belongs to JupyterLab or ipywidgets is listed in tests/front_ends/accessibility/upstream.py.
+    Every image has its Figure in words (in the notebook's `language`)."""
     own = [{**v, "nodes": [n for n in v["nodes"] if upstream_of(v["id"], n) is None]}
-           for v in blocking(audit(page, context=".jp-NotebookPanel"))]
+           for v in blocking(audit(page, context=".jp-NotebookPanel", contrast=contrast))]
     own = [v for v in own if v["nodes"]]
     assert not own, "axe-core in JupyterLab, the lesson's own violations:\n" + described(own)
-    words = page.evaluate(_IMAGES_WITHOUT_ALT)
+    words = page.evaluate(_IMAGES_WITHOUT_ALT, catalogue("grader", language).gettext("Figure in words"))
     assert words and all(words), f"an image without alt text and without its Figure in words: {words}"
 
 
