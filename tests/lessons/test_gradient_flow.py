@@ -134,7 +134,7 @@ def test_explorer_relu_reports_dead_units_from_the_students_function():
     ex = explorer(dead_fraction=spy)
     _, text = ex.render({"activation": "relu", "init": "he", "depth": 12, "width": 32})
     assert seen == [(64, 32)] * 12
-    assert "dead units" in text and "saturated" not in text
+    assert "units never positive on the batch (dead for ReLU)" in text and "saturated" not in text
 
 
 def test_explorer_normal_init_uses_the_scale_and_never_calls_the_initialisers():
@@ -170,7 +170,7 @@ def test_explorer_reports_bad_return_values():
 def test_explorer_survives_overflow():
     ex = explorer()
     png, text = ex.render({"depth": 50, "activation": "relu", "init": "normal", "scale": 2.0})
-    assert png.startswith(PNG) and "dead units" in text
+    assert png.startswith(PNG) and "units never positive" in text
 
 
 def test_explorer_scale_slider_is_enabled_only_for_the_normal_init():

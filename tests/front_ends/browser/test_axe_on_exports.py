@@ -4,7 +4,8 @@ course's HTML export shows it (tests/front_ends/accessibility/html_export.py).
 The Portuguese edition's pages are the same cells and outputs with their text translated: what
 could differ by language is checked in both editions without a browser (each page's `lang` and
 alt texts: tests/front_ends/accessibility/test_html_export.py; headings and link texts:
-tests/front_ends/test_structure.py), so axe audits the English pages only.
+tests/front_ends/test_structure.py), so axe audits the English pages here and the Portuguese ones
+in JupyterLab (test_every_lesson_in_lab.py).
 
 Colour contrast, axe's slowest rule (8 s a lesson here), is audited on one lesson, the one with the
 most code tokens: the pages differ only in their content, both editions' code is the same, and no
