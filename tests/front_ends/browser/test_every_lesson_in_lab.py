@@ -5,7 +5,8 @@ without running it: the outputs are the saved ones, a widget its saved picture a
 audits the notebook's content: no serious or critical violation that is the course's own (those
 of JupyterLab and ipywidgets are listed with their upstream issues in
 tests/front_ends/accessibility/upstream.py), and every image JupyterLab draws without alt text has
-its *Figure in words*. Colour contrast is audited once, in JupyterLab on lesson 07 run
+its *Figure in words*; every formula carries the MathML that MathJax adds for screen readers.
+Colour contrast is audited once, in JupyterLab on lesson 07 run
 (test_widgets_in_browser.py): the theme's colours are the same on every page and no lesson
 colours its own text (test_axe_on_exports.py). Lesson 07 run, with its widgets live and walked by
 keyboard: test_widgets_in_browser.py.
@@ -59,6 +60,13 @@ _START_KERNEL = """async () => {
     return kernel.id;
 }"""
 
+# The formulas MathJax typeset in the notebook shown, and those with a MathML copy for screen readers.
+_MATHS = """() => {
+    const node = window.jupyterapp.shell.currentWidget.content.node;
+    return [node.querySelectorAll('mjx-container').length,
+            node.querySelectorAll('mjx-container mjx-assistive-mml math').length];
+}"""
+
 # Close it, leaving the kernel it shares with the others running.
 _CLOSE = """async () => {
     const widget = window.jupyterapp.shell.currentWidget;
@@ -94,5 +102,8 @@ def test_axe_in_lab_finds_nothing_of_the_course(lab_page, lab, name: str, langua
     lab_page.wait_for_function(_ALL_SHOWN, polling=200)
     try:
         audit_the_lesson_content(lab_page, contrast=False, language=language)
+        # MathJax gives every formula a MathML copy that screen readers read (its assistive MathML)
+        maths, readable = lab_page.evaluate(_MATHS)
+        assert maths > 0 and readable == maths, f"{path}: {readable} of {maths} formulas carry MathML"
     finally:
         lab_page.evaluate(_CLOSE)
