@@ -215,7 +215,7 @@ def test_saturation_products_stay_under_the_ceiling():
     wide = np.median(view.compute(scale=10.0, depth=5)["products"][-1])
     assert wide < narrow * 1e-3  # saturation: a wide spread of z kills the product
     png, text = view.render({"scale": 5.0, "depth": 30})
-    assert png.startswith(PNG) and "bound 4<sup>-30</sup>" in text
+    assert png.startswith(PNG) and "ceiling 4<sup>-30</sup>" in text
 
 
 # ----------------------------------------------------------------------------- dead ReLUs

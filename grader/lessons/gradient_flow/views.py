@@ -271,14 +271,14 @@ class SaturationExplorer(LiveFigure):
         floor = min(float(np.min(lo[lo > 0], initial=1.0)), float(bound[-1]))
         set_log_limits(ax, floor / 30, 1.5)
         self.p_paths.title.set_text(
-            _("after {depth} layers: median {median}, bound {bound}").format(
+            _("after {depth} layers: median {median}, ceiling {bound}").format(
                 depth=s["depth"], median=f"{med[-1]:.1e}", bound=f"{bound[-1]:.1e}"))
 
     def describe(self, s: dict) -> str:
         med = float(np.median(s["products"][-1]))
         return _("spread {spread}: mean slope σ'(z) = <b>{slope}</b> · "
                  "product over {depth} layers: median <b>{median}</b>, "
-                 "bound 4<sup>-{depth}</sup> = {bound}").format(
+                 "ceiling 4<sup>-{depth}</sup> = {bound}").format(
             spread=f"{s['scale']:.1f}", slope=f"{np.mean(s['slopes'][0]):.4f}", depth=s["depth"],
             median=f"{med:.2e}", bound=f"{0.25 ** s['depth']:.2e}")
 
