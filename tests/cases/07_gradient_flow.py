@@ -409,6 +409,8 @@ def residual_layer_backward(dout, z, h_in, w, activation):
 # and the hidden tests alike: NumPy only, the lesson's references refused, inputs left as they came
 # in; and what the checks now test that they did not (residual_layer_backward's dw, normal draws).
 _TORCH = "PyTorch is the referee of the checks, not the answer"
+# The lesson no longer shows the checks' reference; a student who digs it out of the toolkit:
+_IMPORT_REFERENCE = "from grader.lessons.gradient_flow.steady_variance import init_variance_reference\n"
 _REFERENCE = "one of the course's references"
 MISTAKES += [
     {
@@ -510,15 +512,16 @@ def layer_gradient_norms(weights, x, dout, activation="tanh", residual=False):
     },
     {
         "name": "shortcut: xavier_init's variance from the checks' init_variance_reference",
-        "cells": {"xavier_init": _edit(_XAVIER, "np.sqrt(2.0 / (fan_in + fan_out))",
-                                       'np.sqrt(init_variance_reference("xavier", fan_in, fan_out))')},
+        "cells": {"xavier_init": _IMPORT_REFERENCE + _edit(
+            _XAVIER, "np.sqrt(2.0 / (fan_in + fan_out))",
+            'np.sqrt(init_variance_reference("xavier", fan_in, fan_out))')},
         "must_fail": ["test_xavier_init_variance", "test_xavier_init_rng"],
         "message": _REFERENCE,
     },
     {
         # Xavier's variance of a square layer is 1/fan: the three conditions from the reference.
         "name": "shortcut: steady_variances from the checks' init_variance_reference",
-        "cells": {"steady_variances": '''\
+        "cells": {"steady_variances": _IMPORT_REFERENCE + '''\
 def steady_variances(fan_in, fan_out):
     return {"forward": init_variance_reference("xavier", fan_in, fan_in),
             "backward": init_variance_reference("xavier", fan_out, fan_out),

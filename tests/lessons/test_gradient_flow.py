@@ -6,6 +6,7 @@ the tests (grader/ must not contain reference solutions).
 
 import base64
 import textwrap
+from pathlib import Path
 
 import matplotlib
 import nbformat
@@ -317,6 +318,25 @@ def test_check_init_variance_accepts_any_distribution_with_the_right_variance(ca
     from IPython.core.formatters import DisplayFormatter
 
     assert isinstance(off, float) and DisplayFormatter().format(off) == ({}, {})
+
+
+def test_check_initialiser_names_the_scheme_and_keeps_its_variance_out_of_the_lesson(capsys):
+    from grader.lessons.gradient_flow import check_initialiser
+    from grader.lessons.gradient_flow.steady_variance import init_variance_reference
+
+    rng = np.random.default_rng(1)
+    check_initialiser("xavier", "xavier_init(400, 100)", xavier_init(400, 100, rng), 400, 100, normal=True)
+    assert "Xavier's variance" in capsys.readouterr().out
+    with pytest.raises(CheckFailed):  # He's weights are not Xavier's
+        check_initialiser("xavier", "xavier_init(400, 100)", he_init(400, 100, rng), 400, 100)
+    with pytest.raises(ValueError, match="kind must be 'xavier' or 'he', not 'lecun'"):
+        check_initialiser("lecun", "init(4, 4)", np.zeros((4, 4)), 4, 4)
+    # the lesson's cells (both editions) call the check by the scheme's name: the variance, the
+    # answer of xavier_init, he_init and steady_variances, is never shown nor importable there
+    for folder in ("exercises", "exercises/pt"):
+        path = Path(__file__).resolve().parents[2] / folder / "07_gradient_flow" / "07_gradient_flow.ipynb"
+        cells = nbformat.read(path, as_version=4).cells
+        assert not any(init_variance_reference.__name__ in cell.source for cell in cells), folder
 
 
 def test_weights_of_zeros_are_told_in_words_not_by_a_division_by_zero(capsys):

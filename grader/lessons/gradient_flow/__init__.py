@@ -14,7 +14,7 @@ This module is what the notebook imports; the code lives in
 - `grader.lessons.gradient_flow.experiments` — the numerical experiments behind them;
 - `grader.lessons.student_calls` — `NotReady`, `call_student`: a student's function called
   from a view;
-- `grader.lessons.gradient_flow.init_variance` — `check_init_variance`;
+- `grader.lessons.gradient_flow.init_variance` — `check_init_variance`, `check_initialiser`;
 - `grader.lessons.gradient_flow.checks` — the exercises' checks (against PyTorch or numerical
   gradients), which name the usual mistakes (`HINT_CODES`);
 - `grader.lessons.gradient_flow.steady_variance` — what a layer does to a variance, measured, and
@@ -26,7 +26,7 @@ from __future__ import annotations
 from ..live_figure import LiveFigure
 from ..student_calls import NotReady, call_student
 from .experiments import ACTIVATION_NAMES
-from .init_variance import check_init_variance
+from .init_variance import check_init_variance, check_initialiser
 from .views import DeadReluTrainer, GradientFlowExplorer, SaturationExplorer
 
 __all__ = [
@@ -38,4 +38,5 @@ __all__ = [
     "SaturationExplorer",
     "call_student",
     "check_init_variance",
+    "check_initialiser",
 ]

@@ -23,9 +23,12 @@ from ...i18n import lesson_text as _
 from ...referees import referee_all
 from ...report_lines import emit, fail_line, hint_line, pass_line, summary_hint
 from ...trusted import plain_ndarray, verify_environment
-from .steady_variance import band_template
+from .steady_variance import band_template, init_variance_reference
 
-__all__ = ["VarianceOff", "check_init_variance"]
+__all__ = ["VarianceOff", "check_init_variance", "check_initialiser"]
+
+#: The schemes `check_initialiser` knows, and the words its lines name their variance with.
+SCHEMES = {"xavier": N_("Xavier's variance"), "he": N_("He's variance")}
 
 HINT_CODE = "init-variance"
 #: The hint codes this module's checks print, and what each one means (the class report explains
@@ -151,6 +154,18 @@ def check_init_variance(
         status = f"{status}; {shape}"
     emit([pass_line(name, status)])
     return VarianceOff(off)
+
+
+def check_initialiser(kind: str, name: str, weights: Any, fan_in: int, fan_out: int, *,
+                      normal: bool = False) -> float:
+    """`check_init_variance` for a scheme by name (`kind`: "xavier" or "he"), which computes the
+    expected variance itself: the lesson's check cells never show it (deriving it is the exercise).
+    Returns what `check_init_variance` returns."""
+    __tracebackhide__ = True
+    if kind not in SCHEMES:
+        raise ValueError(_("kind must be 'xavier' or 'he', not {kind}").format(kind=repr(kind)))
+    return check_init_variance(name, weights, fan_in, fan_out, init_variance_reference(kind, fan_in, fan_out),
+                               _(SCHEMES[kind]), normal=normal)
 
 
 def _check_usable(name: str, weights: np.ndarray | None, returned: Any, fan_in: int, fan_out: int) -> None:
