@@ -108,11 +108,21 @@ def context_for(expected: np.ndarray, args: HintArgs, name: str | None) -> HintC
         kind = "gradient" if name is None or is_gradient_name(getattr(name, "english", name)) else "value"
     scale = max_abs(expected)
     return HintContext(
-        who=_("your {name}").format(
-            name=name) if name else _("your answer"), expected=expected, scale=scale, tol=RTOL * scale,
+        who=your(name) if name else _("your answer"), expected=expected, scale=scale, tol=RTOL * scale,
         kind=kind, batch=args.batch, mask=args.mask, upstream=args.upstream, layer=args.layer,
         weights=args.weights, reg=args.reg, problem=args.problem, problem_name=args.problem_name,
     )
+
+
+def your(name: str) -> str:
+    """"your {name}", the head of a hint. A name the student's language translated (a `grader.tr`
+    label such as "loss") is a noun whose gender the message cannot know: it gets a form that agrees
+    whatever the gender ("o seu valor de perda", never "o seu perda"); a name left as written (code:
+    "dx", "softmax_loss's dx") keeps the short form ("o seu dx")."""
+    if getattr(name, "english", str(name)) != str(name):
+        # Translators: {noun} is a word of your language (a translated label), of either gender.
+        return _("your {noun}").format(noun=name)
+    return _("your {name}").format(name=name)
 
 
 def problem_of(ctx: HintContext, kind: type[T]) -> T | None:

@@ -118,3 +118,19 @@ def test_a_label_through_tr_is_shown_in_portuguese_and_read_in_english(portugues
     slope = Shown("inclinação de L ao longo de u", "slope of L along u")
     assert context_for(np.ones(3), HintArgs(), slope).kind == "gradient"
     assert context_for(np.ones(3), HintArgs(), tr("dead fraction")).kind == "value"
+
+
+def test_a_hint_about_a_translated_label_agrees_whatever_its_gender(portuguese, capsys):
+    """'o seu perda' was the hint's head for the label tr("loss"): a translated noun gets a head that
+    agrees with either gender; a name left as code keeps 'o seu dx'."""
+    from grader.hints.context import your
+    from grader.i18n import Shown
+
+    assert your(Shown("perda", "loss")) == "o seu valor de perda"
+    assert your("dx") == "o seu dx"
+    with pytest.raises(CheckFailed):
+        check_close(Shown("perda", "loss"), np.array([2.0, 4.0]), np.array([1.0, 2.0]))
+    shown = capsys.readouterr().out
+    assert "o seu valor de perda" in shown and "o seu perda" not in shown, shown
+    set_language("en")
+    assert your(Shown("loss", "loss")) == "your loss"
