@@ -30,8 +30,8 @@ from tests.front_ends.accessibility.axe import audit  # noqa: E402
 from tests.front_ends.accessibility.html_export import REPO, exported_html, solved  # noqa: E402
 from tests.front_ends.accessibility.upstream import upstream_of  # noqa: E402
 from tests.front_ends.browser.conftest import CHROMIUM_ARGS  # noqa: E402
+from tests.front_ends.browser.lab_page import close_notebook, load_lab, open_in_lab  # noqa: E402
 from tests.front_ends.browser.lab_server import chromium_path, running_lab  # noqa: E402
-from tests.front_ends.browser.test_every_lesson_in_lab import _ALL_SHOWN, _CLOSE, _OPEN  # noqa: E402
 
 IMPACTS = ("critical", "serious", "moderate", "minor")
 
@@ -67,11 +67,7 @@ def main(prefixes: list[str]) -> int:
         with running_lab("student", root, Path(scratch) / "lab") as url:
             lab_page = browser.new_context(viewport={"width": 1400, "height": 1000}).new_page()
             lab_page.set_default_timeout(60_000)
-            lab_page.goto(f"{url}/lab/workspaces/audit?reset")
-            lab_page.wait_for_function("() => !!(window.jupyterapp && window.jupyterapp.shell)")
-            lab_page.evaluate("async () => { await window.jupyterapp.restored; return true; }")
-            kernel = lab_page.evaluate("async () => (await window.jupyterapp.serviceManager.kernels"
-                                       ".startNew({name: 'python3'})).id")
+            kernel = load_lab(lab_page, url, "audit")
             for name in names:
                 for language in LANGUAGES:
                     notebook = solved(name, language)
@@ -80,13 +76,12 @@ def main(prefixes: list[str]) -> int:
                     found = audit(export_page, contrast=False)
                     seconds = time.perf_counter() - started
                     print(f"{name:22s} {language}  export      {summary(found, seconds)}")
-                    lab_page.evaluate(_OPEN, [notebook.relative_to(REPO).as_posix(), {"id": kernel}])
-                    lab_page.wait_for_function(_ALL_SHOWN, polling=200)
+                    open_in_lab(lab_page, notebook.relative_to(REPO).as_posix(), kernel)
                     started = time.perf_counter()
                     found = audit(lab_page, context=".jp-NotebookPanel", contrast=False)
                     seconds = time.perf_counter() - started
                     print(f"{name:22s} {language}  JupyterLab  {summary(found, seconds)}", flush=True)
-                    lab_page.evaluate(_CLOSE)
+                    close_notebook(lab_page)
         browser.close()
     return 0
 

@@ -235,8 +235,9 @@ class GraphDrawing:
             return None
         buf = io.BytesIO()
         self.fig.savefig(buf, format="png", dpi=100, bbox_inches="tight")
-        figure_text.describe_after_cell(self.words())  # JupyterLab and Colab do not show the alt
-        return buf.getvalue(), {"alt": self.words(), "legibility": legibility(self.fig)}
+        words = self.words()
+        figure_text.describe_after_cell(words)  # JupyterLab and Colab do not show the alt
+        return buf.getvalue(), {"alt": words, "legibility": legibility(self.fig)}
 
     def __repr__(self) -> str:
         return f"<computation graph: {len(self.nodes)} nodes, {len(self.edges)} edges>"

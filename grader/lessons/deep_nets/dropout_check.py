@@ -36,6 +36,7 @@ from ..._validate import (
 from ...checks import CheckResult, checked_name, compare, report
 from ...errors import ToolkitInputError
 from ...hints import RTOL, Hint, HintArgs, diagnose
+from ...hints.context import your
 from ...hints.format import first_index
 from ...i18n import lesson_text as _
 from ...numgrad import rel_error
@@ -137,7 +138,7 @@ def _train_mode(
     name: str, a: np.ndarray, x: np.ndarray, p: float, tol: float, sigmas: float
 ) -> tuple[CheckResult, str]:
     """The row of a train-mode check: the kept fraction and the values of kept and dropped units."""
-    who = _("your {name}").format(name=name)
+    who = your(name)
     live = x != 0
     zero = np.abs(a) <= tol * np.abs(x) / p
     kept = live & ~zero
@@ -229,7 +230,7 @@ def _test_mode(name: str, a: np.ndarray, x: np.ndarray, p: float, tol: float) ->
         return CheckResult(name, True, err, None), pass_line(
             name, _("equals x (relative error {error})").format(error=f"{err:.1e}")
         )
-    who = _("your {name}").format(name=name)
+    who = your(name)
     live = x != 0
     loose = max(tol, RTOL)
     zero = live & (np.abs(a) <= loose * np.abs(x) / p)

@@ -40,6 +40,60 @@ def open_notebook(page, lab: dict, path: str) -> None:
     page.wait_for_function(KERNEL_IDLE, timeout=90_000, polling=250)
 
 
+_START_KERNEL = """async () => {
+    const kernel = await window.jupyterapp.serviceManager.kernels.startNew({name: 'python3'});
+    return kernel.id;
+}"""
+
+# Open `path` in the JupyterLab already loaded (no page reload): true once it is the notebook shown.
+_OPEN = """async ([path, kernel]) => {
+    const app = window.jupyterapp;
+    await app.commands.execute('docmanager:open', {path, factory: 'Notebook', kernel});
+    const widget = app.shell.currentWidget;
+    await widget.context.ready;
+    return widget.context.path === path;
+}"""
+
+# Every cell of the notebook shown is on the page, every markdown cell rendered, every output drawn.
+_ALL_SHOWN = """() => {
+    const notebook = window.jupyterapp.shell.currentWidget.content;
+    const node = notebook.node;
+    const markdown = notebook.widgets.filter(c => c.model.type === 'markdown').length;
+    const outputs = notebook.widgets.reduce((n, c) => n + (c.model.outputs ? c.model.outputs.length : 0), 0);
+    return node.querySelectorAll('.jp-Cell').length === notebook.widgets.length
+        && node.querySelectorAll('.jp-MarkdownCell.jp-mod-rendered').length === markdown
+        && node.querySelectorAll('.jp-OutputArea-output').length >= outputs;
+}"""
+
+# Close the notebook shown, leaving the kernel it shares with the others running.
+_CLOSE = """async () => {
+    const widget = window.jupyterapp.shell.currentWidget;
+    if (widget) { widget.dispose(); }
+    return true;
+}"""
+
+
+def load_lab(page, url: str, workspace: str) -> str:
+    """Load JupyterLab once, in a fresh `workspace`, and start the kernel that every notebook
+    opened with `open_in_lab` joins (Lab would otherwise start one per notebook). Returns its id."""
+    page.goto(f"{url}/lab/workspaces/{workspace}?reset")
+    page.wait_for_function("() => !!(window.jupyterapp && window.jupyterapp.shell)", polling=250)
+    page.evaluate("async () => { await window.jupyterapp.restored; return true; }")
+    return page.evaluate(_START_KERNEL)
+
+
+def open_in_lab(page, path: str, kernel_id: str) -> None:
+    """Open `path` in the JupyterLab `load_lab` loaded, joined to its kernel, and wait until every
+    cell, markdown rendering and output is on the page."""
+    assert page.evaluate(_OPEN, [path, {"id": kernel_id}]), f"JupyterLab did not open {path}"
+    page.wait_for_function(_ALL_SHOWN, polling=200)
+
+
+def close_notebook(page) -> None:
+    """Close the notebook shown (its kernel goes on)."""
+    page.evaluate(_CLOSE)
+
+
 def run_all(page, timeout_ms: int = 150_000) -> None:
     """Clear the outputs, run every cell (Lab's own commands), wait until the kernel is idle again.
 
