@@ -31,8 +31,8 @@ import builtins
 import math
 import sys
 from collections.abc import Iterable
-from itertools import repeat
-from operator import is_not
+from itertools import chain
+from operator import call, is_not, itemgetter
 from types import CodeType, ModuleType
 from typing import Any
 
@@ -283,9 +283,10 @@ _WATCHED = ("builtins", "math", "numpy", "numpy.linalg", "numpy.random")
 _VOLATILE = {"_", "__", "___", "get_ipython", "exit", "quit", "display", "input", "raw_input",
              "getpass", "help", "copyright", "credits", "license", "__IPYTHON__"}
 _snapshots: dict[str, tuple[ModuleType, dict[str, Any]]] = {}
-#: Every watched (module name, module, its __dict__, attribute, object at the snapshot), flattened so
-#: that one C-level pass compares them all (`_nothing_rebound`).
-_flat: dict[str, list] = {"names": [], "modules": [], "dicts": [], "keys": [], "objects": []}
+#: Per watched module, flattened so that one C-level pass compares them all (`_nothing_rebound`):
+#: its name, the module, its __dict__, an itemgetter reading the attributes it had at its snapshot,
+#: and those attributes' objects then.
+_flat: dict[str, list] = {"names": [], "modules": [], "dicts": [], "readers": [], "objects": []}
 _exports: dict[str, Any] = {}
 
 
@@ -296,23 +297,29 @@ def _snapshot(names: Iterable[str]) -> None:
             items = {k: v for k, v in vars(module).items()
                      if not (name == "builtins" and k in _VOLATILE)}
             _snapshots[name] = (module, items)
+            keys = list(items) * 2 if len(items) == 1 else list(items)  # itemgetter(k) gives no tuple
+            if not keys:
+                continue
             _flat["names"].append(name)
             _flat["modules"].append(module)
-            _flat["dicts"].extend([vars(module)] * len(items))
-            _flat["keys"].extend(items)
-            _flat["objects"].extend(items.values())
+            _flat["dicts"].append(vars(module))
+            _flat["readers"].append(itemgetter(*keys))
+            _flat["objects"].extend(items[k] for k in keys)
 
 
-def _nothing_rebound(_any=any, _map=map, _is_not=is_not, _repeat=repeat, _get=dict.get) -> bool:
+def _nothing_rebound(_any=any, _map=map, _is_not=is_not, _chain=chain.from_iterable, _call=call) -> bool:
     """Whether every watched module is still in sys.modules and every attribute it had at its
-    snapshot is still the same object: two C-level passes (map, operator.is_not), since this runs
-    thousands of times per graded cell. The functions it uses are bound when it is defined, so
-    rebinding them later changes nothing."""
+    snapshot is still the same object: C-level passes (map, itemgetter, operator.is_not), since
+    this runs thousands of times per graded cell. The functions it uses are bound when it is
+    defined, so rebinding them later changes nothing."""
     flat = _flat
     if _any(_map(_is_not, _map(sys.modules.get, flat["names"]), flat["modules"])):
         return False
-    now = _map(_get, flat["dicts"], flat["keys"], _repeat(_MISSING))
-    return not _any(_map(_is_not, now, flat["objects"]))
+    try:
+        now = _chain(_map(_call, flat["readers"], flat["dicts"]))
+        return not _any(_map(_is_not, now, flat["objects"]))
+    except KeyError:  # an attribute was deleted
+        return False
 
 
 def seal(package: ModuleType) -> None:

@@ -21,6 +21,7 @@ is an error, which the case report names); its points when it shows nothing.
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import shutil
@@ -55,6 +56,9 @@ def _shell():
 
     shell = InteractiveShell.instance()
     shell.showtraceback = lambda *a, **k: None  # errors are read from the result, not printed
+    # The same sources run once per case: IPython's input transformation (tokenising every line,
+    # a tenth of a case's time) is a pure function of the source, made once and inherited by forks.
+    shell.transform_cell = functools.lru_cache(maxsize=None)(shell.transform_cell)
     # No front-end to draw in: figures stay on matplotlib's Agg canvas (MPLBACKEND), unrendered.
     shell.register_magic_function(lambda line: None, "line", "matplotlib")
     return shell

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import builtins
+import sys
 
 import numpy as np
 import pytest
@@ -136,6 +137,21 @@ class TestEnvironment:
         monkeypatch.setattr(grader, "rel_error", lambda *a: 0.0)
         with pytest.raises(CheckFailed, match="grader.rel_error was replaced"):
             as_float(1.0, "x")
+
+    def test_deleted_attribute_and_replaced_module_are_reported(self, monkeypatch):
+        monkeypatch.delattr(np, "isclose")
+        with pytest.raises(CheckFailed, match="numpy.isclose was deleted"):
+            as_float(1.0, "x")
+        monkeypatch.undo()
+        import math
+        import types
+
+        monkeypatch.setitem(sys.modules, "math", types.ModuleType("math"))
+        with pytest.raises(CheckFailed, match="sys.modules\\['math'\\] was replaced"):
+            as_float(1.0, "x")
+        monkeypatch.undo()
+        assert sys.modules["math"] is math
+        as_float(1.0, "x")
 
     def test_shadowed_names_in_a_notebook_cell(self):
         source = "check_close = lambda *a, **k: None\nabs = lambda x: 0\nas_float(abs(-1.0), 'x')\n"
