@@ -41,10 +41,12 @@ class CellTimeout(KeyboardInterrupt):
 
 @dataclass
 class Outcome:
-    """What one graded cell scored, and the error it raised (empty when it raised none)."""
+    """What one graded cell scored, and the error it raised (empty when it raised none); for a
+    case's failed cell, what the cell shows when it runs again in the Portuguese edition."""
 
     score: float
     error: str = ""
+    portuguese: str = ""
 
 
 def _on_alarm(signum, frame):
@@ -123,6 +125,33 @@ def _run(shell, cells: list[dict], start: int, answers: dict[str, str],
     return scores
 
 
+def _in_portuguese(shell, cells: list[dict], scores: dict[str, Outcome]) -> None:
+    """Run every failed graded cell once more, after the case's run, in the Portuguese edition
+    (as BACKPROP_COURSE_LANGUAGE=pt does), and keep what it printed and raised: what a Portuguese
+    student who made this mistake reads (tests/cases/test_corpus.py looks for English in it). The
+    setup cell runs again first, in Portuguese: the exercises it declares keep their messages."""
+    from IPython.utils.capture import capture_output
+
+    from grader.i18n import set_language
+
+    failed = [c for c in cells if c["points"] is not None and scores[c["grade_id"]].error]
+    if not failed:
+        return
+    set_language("pt")
+    try:
+        for cell in [c for c in cells if c["grade_id"] == "setup"]:
+            with capture_output(display=False):
+                _run_cell(shell, cell["source"])
+        for cell in failed:
+            with capture_output(display=False) as shown:
+                result = _run_cell(shell, cell["source"])
+            error = result.error_before_exec or result.error_in_exec
+            raised = f"{type(error).__name__}: {error}" if error is not None else ""
+            scores[cell["grade_id"]].portuguese = shown.stdout + shown.stderr + raised
+    finally:
+        set_language(None)
+
+
 def _first_change(cells: list[dict], answers: dict[str, str]) -> int:
     changed = [i for i, cell in enumerate(cells) if cell["solution"] and cell["grade_id"] in answers]
     if not changed:
@@ -148,6 +177,7 @@ def _fork_case(shell, cells, start, answers, scores, out_path: str) -> int:
     try:
         _own_folder(out_path)
         found = _run(shell, cells, start, answers, scores)
+        _in_portuguese(shell, cells, found)
         with open(out_path, "w") as f:
             json.dump({gid: vars(o) for gid, o in found.items()}, f)
     except BaseException:  # noqa: BLE001 - reported to the parent, whatever it was

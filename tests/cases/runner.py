@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import nbformat
@@ -38,6 +38,8 @@ class Graded:
 
     scores: dict[str, tuple[float, str]]
     crashed: str = ""
+    #: grade_id -> what a failed cell shows when run again in Portuguese (cases only)
+    portuguese: dict[str, str] = field(default_factory=dict)
 
 
 def lesson_cases(name: str) -> list[Case]:
@@ -66,7 +68,8 @@ def _request(nb, cases: list[Case], cwd: Path) -> dict:
 def _graded(raw: dict) -> Graded:
     if "crashed" in raw:
         return Graded({}, raw["crashed"])
-    return Graded({gid: (o["score"], o["error"]) for gid, o in raw.items()})
+    return Graded({gid: (o["score"], o["error"]) for gid, o in raw.items()},
+                  portuguese={gid: o["portuguese"] for gid, o in raw.items() if o.get("portuguese")})
 
 
 def grade_cases(name: str, cases: list[Case], workdir: Path) -> tuple[Graded, list[Graded]]:

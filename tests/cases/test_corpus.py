@@ -14,11 +14,27 @@ import nbformat
 import pytest
 
 from grader.instructor.build import assignments
-from tests.cases.runner import expectation_errors, grade_cases, lesson_cases
+from tests.cases.runner import Case, Graded, expectation_errors, grade_cases, lesson_cases
+from tests.course.english import code_identifiers, english_in
+from tests.course.test_english_in_portuguese import lesson_identifiers
 from tests.nbgrader_harness import REPO
 from tests.nbgrader_harness import graded_cells as points
 
 pytestmark = pytest.mark.slow
+
+#: Distinct English lines the lesson's mistakes still show a Portuguese student (issue 39).
+KNOWN_ENGLISH: dict[str, int] = {}
+
+
+def english_shown(name: str, cases: list[Case], graded: list[Graded]) -> list[str]:
+    """The distinct lines with English words that the mistakes' failed cells show in Portuguese."""
+    identifiers = lesson_identifiers(name)
+    found: dict[str, None] = {}
+    for case, result in zip(cases, graded, strict=True):
+        names = identifiers | code_identifiers(list(case.cells.values()))
+        for grade_id, text in result.portuguese.items():
+            found.update(dict.fromkeys(f"{grade_id}: {line}" for line in english_in(text, names)))
+    return list(found)
 
 
 @pytest.mark.parametrize("name", assignments())
@@ -41,3 +57,12 @@ def test_cases_score_as_expected(tmp_path, name: str) -> None:
             wrong[f"{case.kind} {case.label!r}"] = errors
     assert not wrong, f"{name}: {len(wrong)} of {len(cases)} cases scored otherwise than expected:\n" + \
         "\n".join(f"  {label}: {errors}" for label, errors in wrong.items())
+
+    unread = [case.label for case, result in zip(cases, graded, strict=True)
+              if case.must_fail and not result.portuguese]
+    assert not unread, f"{name}: mistakes whose failed cells were not run again in Portuguese: {unread}"
+    english = english_shown(name, cases, graded)
+    known = KNOWN_ENGLISH.get(name, 0)
+    assert len(english) <= known, f"{name}: mistakes show Portuguese students English:\n" + "\n".join(english)
+    assert len(english) == known, (f"{name}: {len(english)} English lines left, KNOWN_ENGLISH says {known}: "
+                                   "lower it")

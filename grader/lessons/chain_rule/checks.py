@@ -103,7 +103,7 @@ def _judged(node: str, own: tuple[float, Mistakes], right: float, up: Mapping[st
                             "is 0): fix {name} first").format(name=zero[0], node=node))
     if zero:
         raise CheckFailed(_("{names} are 0, so {node} cannot be checked against them (0 times any slope "
-                            "is 0): fix them first").format(names=" and ".join(zero), node=node))
+                            "is 0): fix them first").format(names=", ".join(zero), node=node))
     return own
 
 

@@ -384,7 +384,7 @@ def check_gradient_entries(grad: Any, x_shape: tuple[int, ...], expected: np.nda
         x_shape=x_shape, grad_shape=plain.shape))
     if np.allclose(plain, expected.sum(axis=1, keepdims=True)):
         show_hint(_("each entry holds the sum of its row: you nudged a whole row at once (on a 2-D array, "
-                    "x[i] is a row). Visit every index tuple, e.g. for idx in np.ndindex(x.shape)."))
+                    "x[i] is a row). Visit every index tuple, e.g. `for idx in np.ndindex(x.shape)`."))
     return check_close(_("gradient of sum(C * sin(W))"), plain, expected)
 
 

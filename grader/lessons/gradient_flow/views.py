@@ -244,8 +244,9 @@ class SaturationExplorer(LiveFigure):
         (self.l_median,) = ax2.plot([], [], "o-", ms=3, color=ORANGE)
         (self.l_bound,) = ax2.plot([], [], "--", color=RED)
         ax2.grid(True, alpha=0.3)
-        text_key(ax2, [(_("median product of slopes"), ORANGE), ("10–90 % of the paths", "#ffbb78"),
-                       (_("ceiling 4⁻ᵏ"), RED)], corner="lower left")
+        text_key(ax2, [(_("median product of slopes"), ORANGE),
+                       (_("10th–90th percentile of the paths"), "#ffbb78"), (_("ceiling 4⁻ᵏ"), RED)],
+                 corner="lower left")
 
     def draw(self, s: dict) -> None:
         counts = np.histogram(np.clip(s["z"], -10, 10), bins=self.edges)[0].astype(float)
