@@ -120,6 +120,29 @@ def tr(message: str) -> Shown:
     return Shown(catalogue(CELLS_DOMAIN, language()).gettext(message), message)
 
 
+class Returned(Shown):
+    """A label for what a function returned (`returned`): it knows the function and the name."""
+
+    function: str
+    name: str
+
+
+def returned(function: str, name: str = "") -> Returned:
+    """How a check names what a student's `function` returned, in the student's language:
+    returned("softmax_loss") is "softmax_loss's result" ("o resultado de softmax_loss"), and
+    returned("softmax_loss", "dx") "softmax_loss's dx" ("dx de softmax_loss")."""
+    owner = f"{function}'s"
+    if name:
+        # Translators: what a function returned: a code name ("dx") of a function ("softmax_loss")
+        shown, english = _("{function}'s {name}"), f"{owner} {name}"
+    else:
+        # Translators: what a function returned, when it is one value or a tuple
+        shown, english = _("{function}'s result"), f"{owner} result"
+    label = Returned(english if language() == "en" else shown.format(function=function, name=name), english)
+    label.function, label.name = function, name
+    return label
+
+
 def N_(message: str) -> str:
     """Mark a module-level message for extraction; translate it with `_` where it is shown."""
     return message

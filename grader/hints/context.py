@@ -22,7 +22,7 @@ from .._validate import (
     require_finite,
 )
 from ..errors import ToolkitInputError
-from ..i18n import _
+from ..i18n import Returned, _, language
 
 __all__ = [
     "ALMOST_RTOL",
@@ -119,6 +119,14 @@ def your(name: str) -> str:
     label such as "loss") is a noun whose gender the message cannot know: it gets a form that agrees
     whatever the gender ("o seu valor de perda", never "o seu perda"); a name left as written (code:
     "dx", "softmax_loss's dx") keeps the short form ("o seu dx")."""
+    if isinstance(name, Returned):
+        if language() == "en":
+            return f"your {name.english}"
+        if name.name:
+            # Translators: a hint's head: a code name ("dx") a function ("softmax_loss") returned
+            return _("your {function}'s {name}").format(function=name.function, name=name.name)
+        # Translators: a hint's head: what a function ("softmax_loss") returned, one value or a tuple
+        return _("your {function}'s result").format(function=name.function)
     if getattr(name, "english", str(name)) != str(name):
         # Translators: {noun} is a word of your language (a translated label), of either gender.
         return _("your {noun}").format(noun=name)

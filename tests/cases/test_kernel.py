@@ -81,7 +81,8 @@ def test_a_value_shown_by_a_graded_cell_is_read_as_nbgrader_reads_it() -> None:
     with pytest.raises(ValueError, match="greater than"):  # nbgrader: the autograde fails
         kernel._score(Result(), 3.0)
     Result.result, Result.error_in_exec = None, AssertionError("wrong")
-    assert vars(kernel._score(Result(), 3.0)) == {"score": 0.0, "error": "AssertionError: wrong"}
+    assert vars(kernel._score(Result(), 3.0)) == {"score": 0.0, "error": "AssertionError: wrong",
+                                                       "portuguese": ""}
 
 
 def test_a_cell_running_too_long_scores_nothing(tmp_path) -> None:

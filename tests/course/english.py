@@ -42,6 +42,11 @@ element elements size sizes length hidden state states gate gates head heads que
 masked shift shifted divided multiply multiplied add added positive negative small large
 big huge tiny close far near exactly too very much many few whole half part parts
 square squared clip clipped detached trajectory along
+scaled product approximation block network net model reference unit units training trained
+tests sample samples word words character characters sequence update updates learning rate
+decay variance standard deviation initial seed view copy grid point points direction path paths
+node nodes edge graph circuit neuron chain rule rules slopes nudge nudges verdict worst bad good
+stable unstable plain inside outside left step-by-step
 should'nt doesn't don't isn't aren't wasn't can't won't
 """.split())
 

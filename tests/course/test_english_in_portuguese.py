@@ -109,3 +109,74 @@ def test_the_detector_finds_nothing_in_portuguese(line: str) -> None:
 def test_a_course_error_is_read_a_library_warning_is_not() -> None:
     assert english_words("CheckFailed: the loss is wrong") == ["the", "loss", "is", "wrong"]
     assert english_words("RuntimeError: Can't call numpy() on Tensor that requires grad.") == []
+
+
+#: Calls whose string arguments are code, never shown as prose (warning filters, dict lookups, ...).
+_CODE_CALLS = {"simplefilter", "filterwarnings", "get", "startswith", "endswith", "setdefault", "pop", "join",
+               "split", "replace", "open", "getattr", "hasattr", "setattr", "isinstance"}
+#: Keyword arguments that take a mode, not prose (check_close(kind="value"), reduction="none").
+_CODE_KEYWORDS = {"kind", "mode", "dtype", "reduction", "nonlinearity", "padding_mode"}
+
+
+def _untranslated(source: str, identifiers: frozenset[str]) -> list[str]:
+    """The string literals of a cell that a student may read (not docstrings, dict keys, comparisons
+    or arguments of _CODE_CALLS) with English words, outside tr(...) and returned(...)."""
+    import ast
+
+    from grader.instructor.grading import cell_names
+
+    tree = cell_names.parse(source)
+    if tree is None:
+        return []
+    parents = {child: node for node in ast.walk(tree) for child in ast.iter_child_nodes(node)}
+
+    def translated_or_code(node) -> bool:
+        parent = parents.get(node)
+        if isinstance(parent, ast.keyword) and parent.arg in _CODE_KEYWORDS:
+            return True
+        if isinstance(parent, ast.JoinedStr | ast.Compare | ast.Subscript) or (
+                isinstance(parent, ast.Dict) and node in parent.keys) or (
+                isinstance(parent, ast.Expr) and parent in getattr(parents.get(parent), "body", [])[:1]):
+            return True
+        while parent is not None:
+            if isinstance(parent, ast.Call):
+                called = getattr(parent.func, "id", None) or getattr(parent.func, "attr", None)
+                if called in ("tr", "returned") or called in _CODE_CALLS:
+                    return True
+            parent = parents.get(parent)
+        return False
+
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            text = node.value
+        elif isinstance(node, ast.JoinedStr):
+            text = " ".join(v.value if isinstance(v, ast.Constant) else " X " for v in node.values)
+        else:
+            continue
+        if not translated_or_code(node) and (words := english_words(text, identifiers)):
+            found.append(f"line {node.lineno}: {words}: {text.strip()[:80]!r}")
+    return found
+
+
+@pytest.mark.parametrize("name", assignments())
+def test_graded_and_locked_cells_show_no_english_outside_tr(name: str) -> None:
+    """What a graded or locked cell prints, labels, asserts or raises (its hidden tests included:
+    their messages are the grading feedback) goes through tr(...) or returned(...): those cells are
+    the same in both editions."""
+    nb = nbformat.read(REPO / "course" / name / f"{name}.ipynb", as_version=4)
+    identifiers = lesson_identifiers(name)
+    found = []
+    for cell in nb.cells:
+        grading = cell.metadata.get("nbgrader", {})
+        if cell.cell_type == "code" and (grading.get("grade") or grading.get("locked")):
+            found += [f"cell {cell.get('id')}, {line}" for line in _untranslated(cell.source, identifiers)]
+    assert not found, f"course/{name}: English shown without tr(...):\n" + "\n".join(found)
+
+
+def test_the_cell_check_finds_a_label_without_tr() -> None:
+    source = ('check_close(f"dx for N={n} examples", dx, ref)\n'
+              'check_close(tr("dx for N={n}").format(n=n), dx, ref, kind="value")')
+    found = _untranslated(source, frozenset({"check_close", "dx", "ref", "n"}))
+    assert len(found) == 1 and "line 1" in found[0], found
+    assert _untranslated('x = {"the key": 1}\nif mode == "the test": pass', frozenset()) == []

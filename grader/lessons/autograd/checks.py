@@ -27,7 +27,7 @@ import numpy as np
 
 from ...checks import check_gradient, compare, report
 from ...hints import Hint
-from ...i18n import N_
+from ...i18n import N_, returned
 from ...i18n import lesson_text as _
 from ...numgrad import eval_numerical_gradient, rel_error
 from ...referees import referee_all
@@ -150,10 +150,11 @@ def check_train_step(train_step: Callable[..., Any], model: Any, params: Sequenc
     for p in params:
         p.grad = planted                        # left over from an earlier step
     expected = theta - lr * (grad if zero_grad else grad + planted)
-    returned = as_float(train_step(model, data, lr, zero_grad=zero_grad), "train_step's result")
+    loss_returned = as_float(train_step(model, data, lr, zero_grad=zero_grad), returned("train_step"))
     now = np.array([as_float(p.data, f"parameter {i}'s .data after the step") for i, p in enumerate(params)])
     loss_after = loss_at(now)                   # the parameters stay where the step put them
-    _report(loss_label, np.float64(returned), loss, 1e-9, [("autograd-step-loss-after", lambda: loss_after)])
+    _report(loss_label, np.float64(loss_returned), loss, 1e-9,
+            [("autograd-step-loss-after", lambda: loss_after)])
     wrong_reset = ("autograd-step-leftover", lambda: theta - lr * (grad + planted)) if zero_grad else (
         "autograd-step-resets", lambda: theta - lr * grad)
     slips = [("autograd-step-no-move", lambda: theta), wrong_reset,

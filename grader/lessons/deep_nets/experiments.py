@@ -25,6 +25,7 @@ import numpy as np
 
 from ..._validate import describe
 from ...i18n import lesson_text as _
+from ...i18n import returned
 from ...referees import referee_all
 from ..student_calls import NotReady, call_student, for_cell, student_array
 
@@ -84,9 +85,9 @@ class StudentBatchNorm:
             raise NotReady(_("batchnorm_backward returned {got}; expected (dx, dgamma, dbeta).").format(
                 got=describe(result)))
         d = dout.shape[1]
-        return (student_array(result[0], dout.shape, "batchnorm_backward's dx", verb="returned"),
-                student_array(result[1], (d,), "batchnorm_backward's dgamma", verb="returned"),
-                student_array(result[2], (d,), "batchnorm_backward's dbeta", verb="returned"))
+        return (student_array(result[0], dout.shape, returned("batchnorm_backward", "dx"), verb="returned"),
+                student_array(result[1], (d,), returned("batchnorm_backward", "dgamma"), verb="returned"),
+                student_array(result[2], (d,), returned("batchnorm_backward", "dbeta"), verb="returned"))
 
 
 def init_params(depth: int, width: int, n_in: int = 64, n_out: int = 10, seed: int = 0) -> dict[str, list]:
