@@ -12,7 +12,7 @@ from .checks import CheckResult, check_close, check_gradient, check_layer
 from .errors import BadReturnValue, CheckFailed, ToolkitInputError
 from .exercise import Exercise, Exercises, InputModified
 from .hints import HINT_CODES, Hint, diagnose
-from .i18n import returned, set_language, tr
+from .i18n import returned_by, set_language, tr
 from .numgrad import (
     eval_numerical_gradient,
     eval_numerical_gradient_array,
@@ -52,7 +52,7 @@ __all__ = [
     "rel_error",
     "set_language",
     "show_hint",
-    "returned",
+    "returned_by",
     "tr",
     "verify_environment",
 ]

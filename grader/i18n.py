@@ -121,16 +121,16 @@ def tr(message: str) -> Shown:
 
 
 class Returned(Shown):
-    """A label for what a function returned (`returned`): it knows the function and the name."""
+    """A label for what a function returned (`returned_by`): it knows the function and the name."""
 
     function: str
     name: str
 
 
-def returned(function: str, name: str = "") -> Returned:
+def returned_by(function: str, name: str = "") -> Returned:
     """How a check names what a student's `function` returned, in the student's language:
-    returned("softmax_loss") is "softmax_loss's result" ("o resultado de softmax_loss"), and
-    returned("softmax_loss", "dx") "softmax_loss's dx" ("dx de softmax_loss")."""
+    returned_by("softmax_loss") is "softmax_loss's result" ("o resultado de softmax_loss"), and
+    returned_by("softmax_loss", "dx") "softmax_loss's dx" ("dx de softmax_loss")."""
     owner = f"{function}'s"
     if name:
         # Translators: what a function returned: a code name ("dx") of a function ("softmax_loss")

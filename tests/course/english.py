@@ -75,7 +75,7 @@ _LIBRARY_MESSAGE = re.compile(r"(?:^\s*(?:\S+:\d+: )?|(?<=: ))\b([A-Z]\w*(?:Warn
 _COURSE_ERRORS = ("ToolkitInputError",)
 _WORD = re.compile(r"[a-zà-ÿ]+(?:'[a-z]+)?")
 #: "softmax_loss's dx", "softmax_loss_steps' loss": an English possessive
-_POSSESSIVE = re.compile(r"(?<![\w'])[\w.\[\]()]+(?:'s|s')(?=\s+[a-zà-ÿ])")
+_POSSESSIVE = re.compile(r"(?<![\w'])[\w.\[\]()]+(?:'s|s')(?=\s+[A-Za-zà-ÿ])")
 
 
 def code_identifiers(sources: list[str]) -> frozenset[str]:

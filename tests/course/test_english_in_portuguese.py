@@ -120,7 +120,7 @@ _CODE_KEYWORDS = {"kind", "mode", "dtype", "reduction", "nonlinearity", "padding
 
 def _untranslated(source: str, identifiers: frozenset[str]) -> list[str]:
     """The string literals of a cell that a student may read (not docstrings, dict keys, comparisons
-    or arguments of _CODE_CALLS) with English words, outside tr(...) and returned(...)."""
+    or arguments of _CODE_CALLS) with English words, outside tr(...) and returned_by(...)."""
     import ast
 
     from grader.instructor.grading import cell_names
@@ -141,7 +141,7 @@ def _untranslated(source: str, identifiers: frozenset[str]) -> list[str]:
         while parent is not None:
             if isinstance(parent, ast.Call):
                 called = getattr(parent.func, "id", None) or getattr(parent.func, "attr", None)
-                if called in ("tr", "returned") or called in _CODE_CALLS:
+                if called in ("tr", "returned_by") or called in _CODE_CALLS:
                     return True
             parent = parents.get(parent)
         return False
@@ -162,7 +162,7 @@ def _untranslated(source: str, identifiers: frozenset[str]) -> list[str]:
 @pytest.mark.parametrize("name", assignments())
 def test_graded_and_locked_cells_show_no_english_outside_tr(name: str) -> None:
     """What a graded or locked cell prints, labels, asserts or raises (its hidden tests included:
-    their messages are the grading feedback) goes through tr(...) or returned(...): those cells are
+    their messages are the grading feedback) goes through tr(...) or returned_by(...): those cells are
     the same in both editions."""
     nb = nbformat.read(REPO / "course" / name / f"{name}.ipynb", as_version=4)
     identifiers = lesson_identifiers(name)

@@ -28,7 +28,7 @@ from ...by_hand import forward_first
 from ...checks import compare, report
 from ...errors import CheckFailed
 from ...hints import Hint, hint_args
-from ...i18n import N_, returned
+from ...i18n import N_, returned_by
 from ...i18n import lesson_text as _
 from ...numgrad import rel_error
 from ...referees import referee, referee_all
@@ -266,7 +266,7 @@ def _attention_out(attention_forward: Callable, p: Mapping[str, Any]) -> tuple[A
     args, mask = [p["q"], p["k"], p["v"]], p.get("mask")
     result = _batched(lambda: attention_forward(*args) if mask is None else attention_forward(*args, mask),
                       "attention_forward", p["q"])
-    return tuple(as_items(result, returned("attention_forward"), 2, ("out", "cache")))
+    return tuple(as_items(result, returned_by("attention_forward"), 2, ("out", "cache")))
 
 
 def check_attention_forward(attention_forward: Callable, p: Mapping[str, Any], label: str = "out") -> None:
@@ -305,7 +305,7 @@ def check_attention_backward(
     q, k, v, mask, dout = p["q"], p["k"], p["v"], p.get("mask"), p["dout"]
     out, cache = _attention_out(attention_forward, p)
     reference, true = torch_attention(q, k, v, mask, dout=dout)
-    forward_first(out, reference, returned("attention_forward", "out"), _("scaled dot-product attention"))
+    forward_first(out, reference, returned_by("attention_forward", "out"), _("scaled dot-product attention"))
     grads = as_items(
         _batched(lambda: attention_backward(dout, cache), "attention_backward", q),
         "attention_backward's result",
@@ -351,7 +351,7 @@ def _mha_out(mha_forward: Callable, p: Mapping[str, Any]) -> tuple[Any, Any]:
     mask = p.get("mask")
     args = [*(p[n] for n in MHA_INPUTS), p["num_heads"]]
     result = mha_forward(*args) if mask is None else mha_forward(*args, mask)
-    return tuple(as_items(result, returned("multihead_attention_forward"), 2, ("out", "cache")))
+    return tuple(as_items(result, returned_by("multihead_attention_forward"), 2, ("out", "cache")))
 
 
 def _bare_reshape_mha(p: Mapping[str, Any]) -> np.ndarray:
@@ -387,7 +387,7 @@ def check_mha_backward(
     out, cache = _mha_out(mha_forward, p)
     args = [p[n] for n in MHA_INPUTS]
     reference, true = torch_mha(*args, p["num_heads"], p.get("mask"), dout=p["dout"])
-    forward_first(out, reference, returned("multihead_attention_forward", "out"), "nn.MultiheadAttention")
+    forward_first(out, reference, returned_by("multihead_attention_forward", "out"), "nn.MultiheadAttention")
     grads = as_items(
         mha_backward(p["dout"], cache),
         "multihead_attention_backward's result",
@@ -407,7 +407,7 @@ def check_mha_backward(
 def check_gelu_forward(gelu_forward: Callable, x: np.ndarray, label: str = "out") -> None:
     """Your gelu_forward's out against F.gelu(x, approximate="tanh")."""
     __tracebackhide__ = True
-    out = as_items(gelu_forward(x), returned("gelu_forward"), 2, ("out", "cache"))[0]
+    out = as_items(gelu_forward(x), returned_by("gelu_forward"), 2, ("out", "cache"))[0]
     _check(label, out, torch_gelu(x), [("gelu-exact-erf", lambda: x * _normal_cdf(x))], kind="value")
 
 
@@ -422,11 +422,12 @@ def check_gelu_backward(
 ) -> None:
     """Your gelu_backward's dx against the true gradient of the tanh-approximated GELU."""
     __tracebackhide__ = True
-    out, cache = as_items(gelu_forward(x), returned("gelu_forward"), 2, ("out", "cache"))
+    out, cache = as_items(gelu_forward(x), returned_by("gelu_forward"), 2, ("out", "cache"))
     reference, true = torch_gelu(x, dout=dout)
     # 1 + tanh(u) loses digits for x << 0: correct forms differ by ~1e-8 there (check_gelu_forward's tol)
-    forward_first(out, reference, returned("gelu_forward", "out"), _("GELU (tanh approximation)"), tol=1e-7)
-    dx = as_array(gelu_backward(dout, cache), returned("gelu_backward", "dx"), shape=x.shape)
+    forward_first(out, reference, returned_by("gelu_forward", "out"), _("GELU (tanh approximation)"),
+                  tol=1e-7)
+    dx = as_array(gelu_backward(dout, cache), returned_by("gelu_backward", "dx"), shape=x.shape)
     # Where the slope is tiny (x < -5) the brief's 0.5 (1 + tanh u) cancels: a correct formula is
     # then off by a few float64 roundings of the terms it adds, |x| (1 + x²) |dout| eps at most, which
     # the relative error (floored at 1e-8) would blow up. Differences within 64 times that count as none.
@@ -520,7 +521,7 @@ def check_block_backward(
     advice = hint and " " + hint[0].upper() + hint[1:]
     if hint and rel_error(as_array(out, "your out", shape=reference.shape), reference) > 1e-8:
         show_hint(hint, code)  # the forward is off: forward_first raises, naming the layout
-    forward_first(out, reference, returned("transformer_block_forward", "out"), _("the transformer block"),
+    forward_first(out, reference, returned_by("transformer_block_forward", "out"), _("the transformer block"),
                   advice=advice)
     dx, grads = as_items(
         block_backward(dout, cache),
@@ -533,7 +534,7 @@ def check_block_backward(
         if name == "dx":
             _check("dx", dx, true_dx, slips, tol=tol)
         else:
-            mine = as_dict(grads, returned("transformer_block_backward", "grads"), keys=BLOCK_KEYS)
+            mine = as_dict(grads, returned_by("transformer_block_backward", "grads"), keys=BLOCK_KEYS)
             _check(f"grads['{name}']", mine[name], true[name], slips, tol=tol)
 
 

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ...i18n import returned
+from ...i18n import returned_by
 from ...referees import referee_all
 from ..student_calls import call_student, student_array, student_items
 from .model import CharModel, block_inputs, init_model
@@ -43,12 +43,12 @@ class ScaleSweep:
 
 def _attention(attention_forward: Callable, q, k, v) -> tuple[np.ndarray, object]:
     out, cache = student_items(attention_forward, "attention_forward", 2, q, k, v)
-    return student_array(out, q.shape[:-1] + v.shape[-1:], returned("attention_forward", "out")), cache
+    return student_array(out, q.shape[:-1] + v.shape[-1:], returned_by("attention_forward", "out")), cache
 
 
 def _dq(attention_backward: Callable, dout: np.ndarray, cache: object, shape: tuple[int, ...]) -> np.ndarray:
     grads = student_items(attention_backward, "attention_backward", 3, dout, cache)
-    return student_array(grads[0], shape, returned("attention_backward", "dq"))
+    return student_array(grads[0], shape, returned_by("attention_backward", "dq"))
 
 
 def _softmax_rows(scores: np.ndarray) -> np.ndarray:
@@ -99,10 +99,10 @@ def _plain_block(x, p, num_heads, student):
         2,
         *(a, p["Wq"], p["Wk"], p["Wv"], p["Wo"], num_heads, mask),
     )
-    m = student_array(m, x.shape, returned("multihead_attention_forward", "out"))
+    m = student_array(m, x.shape, returned_by("multihead_attention_forward", "out"))
     b, c3 = layernorm_forward(m, p["ln2_gamma"], p["ln2_beta"])
     g, c4 = student_items(student["gelu_forward"], "gelu_forward", 2, b @ p["W1"] + p["b1"])
-    g = student_array(g, b.shape[:-1] + p["W1"].shape[1:], returned("gelu_forward", "out"))
+    g = student_array(g, b.shape[:-1] + p["W1"].shape[1:], returned_by("gelu_forward", "out"))
     return g @ p["W2"] + p["b2"], (c1, c2, c3, c4)
 
 
@@ -142,7 +142,7 @@ def residual_reach(
                 out = student_items(
                     student["transformer_block_forward"], "transformer_block_forward", 2, h, p, num_heads
                 )
-                label = returned("transformer_block_forward", "out")
+                label = returned_by("transformer_block_forward", "out")
                 h, cache = student_array(out[0], x.shape, label), out[1]
             else:
                 h, cache = _plain_block(h, p, num_heads, student)
@@ -153,7 +153,7 @@ def residual_reach(
                 dx = student_items(
                     student["transformer_block_backward"], "transformer_block_backward", 2, grad, cache
                 )[0]
-                grad = student_array(dx, x.shape, returned("transformer_block_backward", "dx"))
+                grad = student_array(dx, x.shape, returned_by("transformer_block_backward", "dx"))
             else:
                 grad = student_array(
                     _plain_block_backward(grad, cache, p, student), x.shape, "the block's dx"

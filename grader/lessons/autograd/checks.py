@@ -27,7 +27,7 @@ import numpy as np
 
 from ...checks import check_gradient, compare, report
 from ...hints import Hint
-from ...i18n import N_, returned
+from ...i18n import N_, returned_by
 from ...i18n import lesson_text as _
 from ...numgrad import eval_numerical_gradient, rel_error
 from ...referees import referee_all
@@ -150,7 +150,7 @@ def check_train_step(train_step: Callable[..., Any], model: Any, params: Sequenc
     for p in params:
         p.grad = planted                        # left over from an earlier step
     expected = theta - lr * (grad if zero_grad else grad + planted)
-    loss_returned = as_float(train_step(model, data, lr, zero_grad=zero_grad), returned("train_step"))
+    loss_returned = as_float(train_step(model, data, lr, zero_grad=zero_grad), returned_by("train_step"))
     now = np.array([as_float(p.data, f"parameter {i}'s .data after the step") for i, p in enumerate(params)])
     loss_after = loss_at(now)                   # the parameters stay where the step put them
     _report(loss_label, np.float64(loss_returned), loss, 1e-9,

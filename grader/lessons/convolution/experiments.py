@@ -32,7 +32,7 @@ import numpy as np
 from ..._validate import describe, fmt_shape
 from ...errors import ToolkitInputError
 from ...i18n import lesson_text as _
-from ...i18n import returned
+from ...i18n import returned_by
 from ...referees import referee, referee_all
 from ..student_calls import NotReady, call_student, for_cell, student_array
 
@@ -344,7 +344,7 @@ def pool_routing(pool_forward: Callable, pool_backward: Callable, x: np.ndarray,
     out, cache = _pair(_call(pool_forward, "max_pool_forward_naive", x.copy(), dict(pool_param)), what)
     out = student_array(out, shape, f"the out of {what}")
     dx = _call(pool_backward, "max_pool_backward_naive", np.ones(shape), cache)
-    return out, student_array(dx, x.shape, returned("max_pool_backward_naive", "dx"))
+    return out, student_array(dx, x.shape, returned_by("max_pool_backward_naive", "dx"))
 
 
 def compare_convs(first: tuple[Callable, Callable], second: tuple[Callable, Callable], x: np.ndarray,

@@ -25,7 +25,7 @@ import numpy as np
 
 from ..._validate import describe
 from ...i18n import lesson_text as _
-from ...i18n import returned
+from ...i18n import returned_by
 from ...referees import referee_all
 from ..student_calls import NotReady, call_student, for_cell, student_array
 
@@ -85,9 +85,10 @@ class StudentBatchNorm:
             raise NotReady(_("batchnorm_backward returned {got}; expected (dx, dgamma, dbeta).").format(
                 got=describe(result)))
         d = dout.shape[1]
-        return (student_array(result[0], dout.shape, returned("batchnorm_backward", "dx"), verb="returned"),
-                student_array(result[1], (d,), returned("batchnorm_backward", "dgamma"), verb="returned"),
-                student_array(result[2], (d,), returned("batchnorm_backward", "dbeta"), verb="returned"))
+        return (student_array(result[0], dout.shape, returned_by("batchnorm_backward", "dx"),
+                              verb="returned"),
+                student_array(result[1], (d,), returned_by("batchnorm_backward", "dgamma"), verb="returned"),
+                student_array(result[2], (d,), returned_by("batchnorm_backward", "dbeta"), verb="returned"))
 
 
 def init_params(depth: int, width: int, n_in: int = 64, n_out: int = 10, seed: int = 0) -> dict[str, list]:

@@ -29,7 +29,7 @@ import numpy as np
 from ..._validate import describe
 from ...errors import ToolkitInputError
 from ...i18n import lesson_text as _
-from ...i18n import returned
+from ...i18n import returned_by
 from ...referees import referee_all
 from ..student_calls import NotReady, call_student, for_cell, numeric
 
@@ -131,14 +131,14 @@ class DropoutSpec:
         if not isinstance(result, tuple | list) or len(result) != 2:
             raise NotReady(_("dropout_forward returned {got}; expected a pair (out, cache).").format(
                 got=describe(result)))
-        return _checked(result[0], x.shape, returned("dropout_forward", "out")), result[1]
+        return _checked(result[0], x.shape, returned_by("dropout_forward", "out")), result[1]
 
     def back(self, dout: np.ndarray, cache: Any, p: float | None) -> np.ndarray:
         """dropout_backward(dout, cache), checked; dout itself when p is None."""
         if p is None:
             return dout
         dx = call_student(self.backward, "dropout_backward", dout.copy(), cache)
-        return _checked(dx, dout.shape, returned("dropout_backward", "dx"))
+        return _checked(dx, dout.shape, returned_by("dropout_backward", "dx"))
 
 
 def _checked(value: Any, shape: tuple[int, ...], what: str) -> np.ndarray:

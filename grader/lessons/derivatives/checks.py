@@ -16,7 +16,7 @@ import numpy as np
 
 from ...checks import CheckResult, check_close, checked_name, compare, report
 from ...errors import CheckFailed
-from ...i18n import N_, returned
+from ...i18n import N_, returned_by
 from ...i18n import lesson_text as _
 from ...numgrad import eval_numerical_gradient_array, rel_error
 from ...referees import referee_all
@@ -344,7 +344,7 @@ def check_matmul_gradient(grad: Any, x: np.ndarray, W: np.ndarray, dout: np.ndar
     x, W, dout = (np.asarray(v, dtype=np.float64) for v in (x, W, dout))
     reference = eval_numerical_gradient_array(lambda z: z @ W, x.copy(), dout)
     ones_reference = eval_numerical_gradient_array(lambda z: z @ W, x.copy(), np.ones_like(dout))
-    plain = as_array(grad, returned("numerical_gradient_array"))
+    plain = as_array(grad, returned_by("numerical_gradient_array"))
     print(_("x {x}, dout {dout}: your gradient has shape {shape} (should be {x})").format(
         x=x.shape, dout=dout.shape, shape=plain.shape))
     try:
@@ -379,7 +379,7 @@ def check_gradient_entries(grad: Any, x_shape: tuple[int, ...], expected: np.nda
     """numerical_gradient's result for f(W) = sum(C * sin(W)), W of shape x_shape (2-D), against
     `expected` (C * cos(W)); prints both shapes first, and recognises a whole row nudged at once."""
     __tracebackhide__ = True
-    plain = as_array(grad, returned("numerical_gradient"), shape=x_shape)
+    plain = as_array(grad, returned_by("numerical_gradient"), shape=x_shape)
     print(_("x has shape {x_shape}; your gradient has shape {grad_shape}").format(
         x_shape=x_shape, grad_shape=plain.shape))
     if np.allclose(plain, expected.sum(axis=1, keepdims=True)):
@@ -407,7 +407,7 @@ def check_gradient_by_reference(grad: Any, expected: np.ndarray) -> CheckResult:
     """numerical_gradient's result for an f that ignores its argument and reads x by reference,
     against `expected`; recognises an all-zero gradient (a copy of x nudged)."""
     __tracebackhide__ = True
-    plain = as_array(grad, returned("numerical_gradient"), shape=expected.shape)
+    plain = as_array(grad, returned_by("numerical_gradient"), shape=expected.shape)
     if not np.any(plain):
         show_hint(_("your gradient is all zeros: you nudged a copy of x, which f never looks at. "
                     "Nudge x itself."))
@@ -418,7 +418,7 @@ def check_integer_gradient(grad: Any) -> CheckResult:
     """numerical_gradient(lambda x: np.sum(x**2), x) at the integer x = [1, 2, 3]: prints the
     result, then checks it against [2, 4, 6]; a wrong one gets the hint of integer nudges."""
     __tracebackhide__ = True
-    plain = as_array(grad, returned("numerical_gradient"), shape=(3,))
+    plain = as_array(grad, returned_by("numerical_gradient"), shape=(3,))
     expected = np.array([2.0, 4.0, 6.0])
     print(_("integer x = [1, 2, 3]: your gradient is {grad!r}").format(grad=plain))
     if not np.allclose(plain, expected):
@@ -431,7 +431,7 @@ def check_tanh_gradient(grad: Any, x: np.ndarray, dout: np.ndarray) -> CheckResu
     """numerical_gradient_array(np.tanh, x, dout) against dout * (1 - tanh(x)^2); recognises
     dout ignored."""
     __tracebackhide__ = True
-    plain = as_array(grad, returned("numerical_gradient_array"), shape=x.shape)
+    plain = as_array(grad, returned_by("numerical_gradient_array"), shape=x.shape)
     slope = 1 - np.tanh(x) ** 2
     if np.allclose(plain, slope):
         show_hint(_("your gradient equals 1 - tanh(x)^2, as if dout were all ones: weight the output "
@@ -443,7 +443,7 @@ def check_array_gradient_of_view(grad: Any, x: np.ndarray, x_before: np.ndarray)
     """numerical_gradient_array(lambda z: z.T, x, ones) for x of shape (2, 3): the gradient must be
     all ones, and x must hold x_before again; recognises an all-zero gradient (a kept view)."""
     __tracebackhide__ = True
-    plain = as_array(grad, returned("numerical_gradient_array"), shape=x.shape)
+    plain = as_array(grad, returned_by("numerical_gradient_array"), shape=x.shape)
     if not np.any(plain):
         show_hint(_("your gradient is all zeros: the output you kept was a view of x and moved with it. "
                     "Keep a copy of each output before nudging x again."))

@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from ...checks import check_close, check_layer
-from ...i18n import returned
+from ...i18n import returned_by
 from ...numgrad import eval_numerical_gradient_array
 from ...referees import referee_all
 from ...trusted import as_items
@@ -45,7 +45,7 @@ def check_relu_backward(relu_forward: Callable[..., Any], relu_backward: Callabl
     __tracebackhide__ = True
     x, dout = np.array(x, dtype=np.float64), np.array(dout, dtype=np.float64)
     dx_num = eval_numerical_gradient_array(reference_relu, x.copy(), dout)
-    _, cache = as_items(relu_forward(x), returned("relu_forward"), 2, ("out", "cache"))
+    _, cache = as_items(relu_forward(x), returned_by("relu_forward"), 2, ("out", "cache"))
     check_close(label, relu_backward(dout, cache), dx_num, mask=_gate(x))
 
 

@@ -17,7 +17,7 @@ import torch
 
 from ...checks import compare, report
 from ...hints import Hint, hint_args
-from ...i18n import N_, returned
+from ...i18n import N_, returned_by
 from ...i18n import lesson_text as _
 from ...referees import referee_all
 from ...report_lines import show_hint
@@ -46,7 +46,7 @@ def _huber_dpred(err: np.ndarray, delta: float) -> np.ndarray:
 def huber_loss_hints(pred: np.ndarray, target: np.ndarray, loss: float) -> None:
     """Print a hint when a Huber loss value (delta = 1) is the mean of ½·clip(e, −1, 1)²."""
     err = np.asarray(pred, dtype=np.float64) - np.asarray(target, dtype=np.float64)
-    value = float(as_array(loss, returned("huber_loss", "loss"), shape=()))
+    value = float(as_array(loss, returned_by("huber_loss", "loss"), shape=()))
     if np.isclose(value, np.mean(0.5 * np.clip(err, -1, 1) ** 2), rtol=1e-9):
         show_hint(_("your loss is the mean of ½·clip(e)², the clipped error squared: "
                   "that is the DQN bug, not Huber."))
@@ -57,7 +57,7 @@ def huber_hints(pred: np.ndarray, target: np.ndarray, delta: float, dpred: Any) 
 
     pred, target: float64 arrays of one shape S; delta > 0; dpred: what huber_loss returned.
     """
-    dpred = as_array(dpred, returned("huber_loss", "dpred"))      # plain data from here on
+    dpred = as_array(dpred, returned_by("huber_loss", "dpred"))      # plain data from here on
     err = np.asarray(pred, dtype=np.float64) - np.asarray(target, dtype=np.float64)
     M = err.size
     if dpred.shape != err.shape:

@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from ...i18n import lesson_text as _
-from ...i18n import returned
+from ...i18n import returned_by
 from ...referees import referee_all
 from ..student_calls import NotReady, call_student
 
@@ -76,7 +76,7 @@ class StudentLSTM:
         p = self.params
         out = call_student(self._forward, "lstm_forward", x, h0, p["Wx"], p["Wh"], p["b"])
         h, cache = _two(out, "lstm_forward", "(h, cache)")
-        h = _array(h, returned("lstm_forward", "h"), (x.shape[0], x.shape[1], p["Wh"].shape[0]))
+        h = _array(h, returned_by("lstm_forward", "h"), (x.shape[0], x.shape[1], p["Wh"].shape[0]))
         return h, cache
 
     def backward(self, dh: np.ndarray, cache: Any) -> dict[str, np.ndarray]:
@@ -86,7 +86,7 @@ class StudentLSTM:
         dx, dh0, dWx, dWh, db = out
         grads = {"Wx": dWx, "Wh": dWh, "b": db}
         grads = {k: _array(v, f"lstm_backward's d{k}", self.params[k].shape) for k, v in grads.items()}
-        grads["h0"] = _array(dh0, returned("lstm_backward", "dh0"), dh.shape[::2])
+        grads["h0"] = _array(dh0, returned_by("lstm_backward", "dh0"), dh.shape[::2])
         grads["x"] = dx
         return grads
 

@@ -21,7 +21,7 @@ import numpy as np
 from ... import CheckFailed, as_array, as_dict, as_float, as_items, check_close, forward_first, rel_error
 from ...checks import CheckResult, checked_name, compare, report
 from ...hints import Hint, hint_args
-from ...i18n import N_, returned
+from ...i18n import N_, returned_by
 from ...i18n import lesson_text as _
 from ...referees import referee_all
 from ..slips import matching_slip
@@ -313,7 +313,7 @@ def check_one_gradient(name: str, forward: Callable, backward: Callable, input_n
         from_zeros = zero_start is not None and rel_error(mine, zero_start) < 1e-8
     except CheckFailed:
         from_zeros = False  # forward_first says what is wrong with it
-    forward_first(out, reference, returned(fname, out_name), _("the RNN (PyTorch's nn.RNN)"),
+    forward_first(out, reference, returned_by(fname, out_name), _("the RNN (PyTorch's nn.RNN)"),
                   " Start the recurrence from h0, not from zeros." if from_zeros else "")
     # The returned tuple's own items; each gradient is converted by check_close.
     returned = as_items(backward(upstream.copy(), cache), f"{bname}'s result", len(grad_names), grad_names)
@@ -381,7 +381,7 @@ def check_rnn_forward(h: Any, p: dict[str, np.ndarray]) -> None:
     except CheckFailed as err:
         hint = None
         try:
-            h = as_array(h, returned("rnn_forward", "h"), shape=expected.shape)
+            h = as_array(h, returned_by("rnn_forward", "h"), shape=expected.shape)
         except CheckFailed:
             h = None
         if h is not None:
