@@ -129,8 +129,19 @@ def your(name: str) -> str:
         return _("your {function}'s result").format(function=name.function)
     if getattr(name, "english", str(name)) != str(name):
         # Translators: {noun} is a word of your language (a translated label), of either gender.
-        return _("your {noun}").format(noun=name)
+        return _contracted(_("your {noun}").format(noun=name))
     return _("your {name}").format(name=name)
+
+
+#: Portuguese joins "de" and "em" with a following article: "o seu valor de a trajetória" is
+#: written "o seu valor da trajetória" (a translated label often starts with its article).
+_CONTRACTIONS = {"pt": (re.compile(r"\b(de|em) (os|as|o|a) "),
+                        lambda m: {"de": "d", "em": "n"}[m.group(1)] + m.group(2) + " ")}
+
+
+def _contracted(text: str) -> str:
+    rule = _CONTRACTIONS.get(language())
+    return rule[0].sub(rule[1], text) if rule else text
 
 
 def problem_of(ctx: HintContext, kind: type[T]) -> T | None:

@@ -189,6 +189,7 @@ _BOOTSTRAP_PT = [
      "  # para que este kernel veja logo o novo pacote"),
     ("Is this runtime online? Connect it, then run this cell again.",
      "Este ambiente está online? Conecte-o e execute esta célula de novo."),
+    ('["pip failed"]', '["o pip falhou"]'),
 ]
 
 

@@ -462,6 +462,11 @@ def english_only_messages(lesson: str, root: Path = REPO) -> list[str]:
     return found
 
 
+#: nbgrader's mark where a student writes (ClearSolutions.code_stub), in each edition's language.
+CODE_STUB_MARK = "# YOUR CODE HERE"
+CODE_STUB_MARKS = {"pt": "# SEU CÓDIGO AQUI"}
+
+
 def translate_notebook(
     nb: nbformat.NotebookNode, lesson: str, language: str, root: Path = REPO
 ) -> nbformat.NotebookNode:
@@ -479,7 +484,8 @@ def translate_notebook(
         if cell.get("id") == "bootstrap":
             cell.source = front_ends.bootstrap_source(language)
         elif is_answer_cell(cell):
-            cell.source = answer_text(cell.source, cell_pairs(catalog, cell.id))
+            cell.source = answer_text(cell.source, cell_pairs(catalog, cell.id)).replace(
+                CODE_STUB_MARK, CODE_STUB_MARKS.get(language, CODE_STUB_MARK))
         elif is_plain(cell) and cell.source.strip():
             cell.source = _translated(cell, index, catalog, lesson, language)
     out.metadata["backprop_edition"] = {"language": language}

@@ -20,6 +20,7 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import ToolkitInputError
+from ..i18n import language
 from ..i18n import lesson_text as _
 from ..referees import referee_all
 
@@ -115,7 +116,9 @@ def text_names() -> list[str]:
 
 
 def load_text(name: str) -> str:
-    """A text shipped with the course, read whole as UTF-8.
+    """A text shipped with the course, read whole as UTF-8, in the student's edition: a text that
+    has a version in the student's language (DATA_DIR/<language>/<name>, e.g. the Portuguese
+    poem) gives that version, so that a character model learns the student's language.
 
     Inputs: name — the file's name, one of `text_names()`, e.g. "the_long_way_back.txt" (the
     poem lesson 10's character RNN learns from).
@@ -125,9 +128,10 @@ def load_text(name: str) -> str:
     __tracebackhide__ = True
     names = text_names()
     if not isinstance(name, str) or name not in names:
-        raise ToolkitInputError(
-            f"No text named {name!r} ships with the course; the texts are: {', '.join(map(repr, names))}.")
-    return (DATA_DIR / name).read_text(encoding="utf-8")
+        message = _("No text named {name} ships with the course; the texts are: {names}.")
+        raise ToolkitInputError(message.format(name=repr(name), names=", ".join(map(repr, names))))
+    edition = DATA_DIR / language() / name
+    return (edition if edition.is_file() else DATA_DIR / name).read_text(encoding="utf-8")
 
 
 def _positive_int(value: object, name: str) -> int:

@@ -22,9 +22,6 @@ from tests.nbgrader_harness import graded_cells as points
 
 pytestmark = pytest.mark.slow
 
-#: Distinct English lines the lesson's mistakes still show a Portuguese student (issue 39).
-KNOWN_ENGLISH: dict[str, int] = {}
-
 
 def english_shown(name: str, cases: list[Case], graded: list[Graded]) -> list[str]:
     """The distinct lines with English words that the mistakes' failed cells show in Portuguese."""
@@ -62,7 +59,4 @@ def test_cases_score_as_expected(tmp_path, name: str) -> None:
               if case.must_fail and not result.portuguese]
     assert not unread, f"{name}: mistakes whose failed cells were not run again in Portuguese: {unread}"
     english = english_shown(name, cases, graded)
-    known = KNOWN_ENGLISH.get(name, 0)
-    assert len(english) <= known, f"{name}: mistakes show Portuguese students English:\n" + "\n".join(english)
-    assert len(english) == known, (f"{name}: {len(english)} English lines left, KNOWN_ENGLISH says {known}: "
-                                   "lower it")
+    assert not english, f"{name}: mistakes show Portuguese students English:\n" + "\n".join(english)

@@ -92,15 +92,20 @@ def code_identifiers(sources: list[str]) -> frozenset[str]:
     return frozenset(names)
 
 
-def english_words(text: str, identifiers: frozenset[str] = frozenset()) -> list[str]:
-    """The English words of `text` (see the module's docstring)."""
+def english_words(text: str, identifiers: frozenset[str] = frozenset(), strict: bool = False) -> list[str]:
+    """The English words of `text` (see the module's docstring). `strict`: a word that names code
+    excuses itself only when it is the text's only word (a label "loss" is code; "loss after the
+    step" is English, even where `loss` and `after` are variables)."""
     text = _LIBRARY_MESSAGE.sub(lambda m: m.group(0) if m.group(1) in _COURSE_ERRORS else " ", text)
     text = re.sub(r"`[^`]*`", " ", text.replace("’", "'"))
     found = [p.lower() for p in _POSSESSIVE.findall(text)]
     lowered = _CODE.sub(" ", _POSSESSIVE.sub(" ", text)).lower()
     for phrase in KEPT_PHRASES:
         lowered = lowered.replace(phrase, " ")
-    return found + [word for word in _WORD.findall(lowered)
+    words = _WORD.findall(lowered)
+    if strict and len(words) > 1:
+        identifiers = frozenset()
+    return found + [word for word in words
                     if word in ENGLISH and word not in KEPT and word not in identifiers
                     and word.removesuffix("s") not in identifiers]
 

@@ -154,7 +154,7 @@ def _untranslated(source: str, identifiers: frozenset[str]) -> list[str]:
             text = " ".join(v.value if isinstance(v, ast.Constant) else " X " for v in node.values)
         else:
             continue
-        if not translated_or_code(node) and (words := english_words(text, identifiers)):
+        if not translated_or_code(node) and (words := english_words(text, identifiers, strict=True)):
             found.append(f"line {node.lineno}: {words}: {text.strip()[:80]!r}")
     return found
 

@@ -144,6 +144,10 @@ def test_the_edition_changes_plain_cells_only(root: Path) -> None:
     release = 'def double(x):\n    """Twice x (a float or an array)."""\n    # one line is enough\n' \
               "    # YOUR CODE HERE\n    raise NotImplementedError()"
     assert tr.answer_text(release, pairs).startswith('def double(x):\n    """O dobro de x')
+    released = _demo_notebook()
+    released.cells[1].source = release
+    stub = tr.translate_notebook(released, LESSON, "pt", root).cells[1].source
+    assert "# SEU CÓDIGO AQUI\n    raise NotImplementedError()" in stub and "YOUR CODE" not in stub
     assert 'o dobro da entrada"' in ours.cells[3].source and '"valid"' in ours.cells[3].source
 
     def shape(code: str) -> str:  # the program, with its strings blanked

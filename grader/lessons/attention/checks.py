@@ -258,7 +258,7 @@ def _batched(call: Callable[[], Any], what: str, q: np.ndarray) -> Any:
         hint = _(SLIPS["attention-batch-transpose"])
         show_hint(hint, "attention-batch-transpose")
         raise CheckFailed(_("{what} raised on q of shape {shape}: {hint} (NumPy's error: {error})").format(
-            what=what, shape=q.shape, hint=hint, error=err)) from None
+            what=what, shape=q.shape, hint=hint, error=f"{type(err).__name__}: {err}")) from None
 
 
 def _attention_out(attention_forward: Callable, p: Mapping[str, Any]) -> tuple[Any, Any]:

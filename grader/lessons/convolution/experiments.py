@@ -98,7 +98,7 @@ class StudentConv:
             raise NotReady(_("{name} returned {got}; expected a tuple (dx, dw, db).").format(
                 name=name, got=describe(grads)))
         shapes = (x_shape, w_shape, (w_shape[0],))
-        return tuple(student_array(g, s, f"{name}'s {label}")
+        return tuple(student_array(g, s, returned_by(name, label))
                      for g, s, label in zip(grads, shapes, ("dx", "dw", "db"), strict=True))
 
 

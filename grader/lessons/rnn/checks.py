@@ -305,18 +305,18 @@ def check_one_gradient(name: str, forward: Callable, backward: Callable, input_n
     grad_names = ["d" + k for k in input_names]
     i = grad_names.index(name)
     returned = forward(*[p[k].copy() for k in input_names])
-    out, cache = as_items(returned, f"{fname}'s result", 2, (out_name, "cache"))
+    out, cache = as_items(returned, returned_by(fname), 2, (out_name, "cache"))
     reference, true_grad = _true_gradient(name, p)
     try:  # the classic slip: the recurrence started from zeros
-        mine = as_array(out, f"your {fname}'s {out_name}", shape=reference.shape)
+        mine = as_array(out, returned_by(fname, out_name), shape=reference.shape)
         zero_start = torch_rnn(p["x"], 0 * p["h0"], p["Wx"], p["Wh"], p["b"]) if "h0" in p else None
         from_zeros = zero_start is not None and rel_error(mine, zero_start) < 1e-8
     except CheckFailed:
         from_zeros = False  # forward_first says what is wrong with it
     forward_first(out, reference, returned_by(fname, out_name), _("the RNN (PyTorch's nn.RNN)"),
-                  " Start the recurrence from h0, not from zeros." if from_zeros else "")
+                  _(" Start the recurrence from h0, not from zeros.") if from_zeros else "")
     # The returned tuple's own items; each gradient is converted by check_close.
-    returned = as_items(backward(upstream.copy(), cache), f"{bname}'s result", len(grad_names), grad_names)
+    returned = as_items(backward(upstream.copy(), cache), returned_by(bname), len(grad_names), grad_names)
     numeric = true_grad
     try:
         # the whole problem lets a hint name RNN mistakes (no carry from t+1, = instead of +=, ...)
