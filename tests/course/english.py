@@ -27,7 +27,7 @@ the of and is are was were be been being your yours you with for not does did do
 would could can cannot may might will shall this that these those which when where what while who
 whose why how than then there here has have had but or if else only also each every any all
 none both either neither from into onto over under after before between against through without
-within across along per about because so still yet again once twice instead its it it's they their
+within across along per about because still yet again once twice instead its it it's they their
 them we our us he she his her to at by on in out up down off
 result results layer layers gradient gradients weight weights input inputs output outputs value
 values step steps row rows column columns example examples number numbers largest smallest first

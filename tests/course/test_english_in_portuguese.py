@@ -19,10 +19,6 @@ from grader.instructor.build import assignments
 from tests.course.english import code_identifiers, english_in, english_words
 from tests.nbgrader_harness import REPO
 
-#: Cells whose output is the course's English poem (the character models' training text) or text
-#: sampled from a model trained on it: data, shown as it is. (Open in issue 39: a Portuguese text.)
-TRAINING_TEXT = {"10_rnn": {"cell-083", "cell-119"}, "12_attention": {"cell-058", "cell-062"}}
-
 
 def lesson_identifiers(name: str) -> frozenset[str]:
     """Every name the lesson's code uses (course/ source, all code cells)."""
@@ -58,7 +54,7 @@ def test_the_solved_portuguese_lesson_shows_no_english(name: str) -> None:
     identifiers = lesson_identifiers(name)
     found = []
     for index, cell in enumerate(nb.cells):
-        if cell.cell_type == "code" and cell.get("id") not in TRAINING_TEXT.get(name, ()):
+        if cell.cell_type == "code":
             found += [f"cell {index}: {line}"
                       for text in shown_text(cell) for line in english_in(text, identifiers)]
     assert not found, f"solutions/pt/{name} shows English:\n" + "\n".join(found)
