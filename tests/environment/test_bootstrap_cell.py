@@ -209,7 +209,7 @@ def test_the_wheel_carries_every_data_file(wheel) -> None:
     with zipfile.ZipFile(wheel) as whl:
         shipped = {n.removeprefix("grader/lessons/data/"): whl.read(n)
                    for n in whl.namelist() if n.startswith("grader/lessons/data/")}
-    here = {p.name: p.read_bytes() for p in DATA_DIR.iterdir() if p.is_file()}
+    here = {p.relative_to(DATA_DIR).as_posix(): p.read_bytes() for p in DATA_DIR.rglob("*") if p.is_file()}
     assert sorted(shipped) == sorted(here), "commit the missing files; match them in package-data"
     assert shipped == here
 

@@ -234,7 +234,7 @@ def test_the_refusals_speak_the_students_language(capsys) -> None:
     namespace, graded = graded_namespace(change=change, via=lambda x: reference_square(x))
     try:
         set_language("pt")
-        with pytest.raises(InputModified, match="alterou o seu argumento x no lugar"):
+        with pytest.raises(InputModified, match="alterou o seu argumento x no próprio lugar"):
             graded.change(np.zeros(2))
         with pytest.raises(ForbiddenCall, match="uma das referências do curso"):
             graded.via(np.zeros(2))
