@@ -36,7 +36,7 @@ from pathlib import Path
 import nbformat
 from babel.messages.catalog import Catalog, Message
 from babel.messages.pofile import read_po, write_po
-from nbgrader.utils import is_grade, is_locked, is_solution
+from nbgrader.utils import compute_checksum, is_grade, is_locked, is_solution
 
 from grader.instructor import front_ends
 from grader.instructor.course_layout import assignments
@@ -132,6 +132,34 @@ def answer_fragments(source: str) -> list[tuple[str, int, int]]:
     return code_fragments(blank)
 
 
+def is_check_cell(cell) -> bool:
+    """A code cell nbgrader locks or grades (the setup, helpers and checks): the same code in every
+    edition; the comments and docstrings a student reads in it are translated."""
+    return cell.cell_type == "code" and (is_locked(cell) or is_grade(cell)) and not is_answer_cell(cell)
+
+
+def check_fragments(source: str) -> list[tuple[str, int, int]]:
+    """(kind, start, end) of the prose comments and docstrings of a check cell above its hidden
+    tests: what a student reads there. Its other strings go through `tr`, never translated here."""
+    visible = source.split(HIDDEN_TESTS)[0]
+    starts = _offsets(visible)
+    found = [f for f in code_fragments(visible) if f[0] == "comment"]
+    tree = cell_names.parse(visible)
+    lines = visible.splitlines(keepends=True)
+
+    def offset(line: int, column: int) -> int:  # ast's columns count UTF-8 bytes
+        return starts[line - 1] + len(lines[line - 1].encode()[:column].decode())
+
+    owners = (ast.Module, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+    for node in ast.walk(tree) if tree is not None else ():
+        first = node.body[0] if isinstance(node, owners) and node.body else None
+        docstring = isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant)
+        if docstring and isinstance(first.value.value, str):
+            found.append(("string", offset(first.lineno, first.col_offset),
+                          offset(first.end_lineno, first.end_col_offset)))
+    return sorted(found, key=lambda f: f[1])
+
+
 def is_plain(cell) -> bool:
     """A cell nbgrader neither grades, locks nor takes a solution from (and not the bootstrap cell)."""
     graded = is_grade(cell) or is_solution(cell) or is_locked(cell)
@@ -219,6 +247,9 @@ def units(nb: nbformat.NotebookNode) -> list[Unit]:
     for index, cell in enumerate(nb.cells):
         if is_answer_cell(cell):
             found += _code_units(cell, answer_fragments(cell.source))
+            continue
+        if is_check_cell(cell):
+            found += _code_units(cell, check_fragments(cell.source))
             continue
         if not is_plain(cell) or not cell.source.strip():
             continue
@@ -486,6 +517,10 @@ def translate_notebook(
         elif is_answer_cell(cell):
             cell.source = answer_text(cell.source, cell_pairs(catalog, cell.id)).replace(
                 CODE_STUB_MARK, CODE_STUB_MARKS.get(language, CODE_STUB_MARK))
+        elif is_check_cell(cell):
+            cell.source = check_text(cell.source, cell_pairs(catalog, cell.id))
+            if "checksum" in cell.metadata.get("nbgrader", {}):
+                cell.metadata.nbgrader["checksum"] = compute_checksum(cell)
         elif is_plain(cell) and cell.source.strip():
             cell.source = _translated(cell, index, catalog, lesson, language)
     out.metadata["backprop_edition"] = {"language": language}
@@ -509,6 +544,15 @@ def answer_text(source: str, pairs: list[tuple[str, str]]) -> str:
         elif english in after:
             after = after.replace(english, translated, 1)
     return before + solution + after
+
+
+def check_text(source: str, pairs: list[tuple[str, str]]) -> str:
+    """A check cell with the comments and docstrings above its hidden tests replaced: each
+    (english, translated) pair once. Apply it with the pairs reversed to get the English back."""
+    visible, hidden = (source.split(HIDDEN_TESTS, 1) + [""])[:2] if HIDDEN_TESTS in source else (source, None)
+    for english, translated in sorted(pairs, key=lambda pair: -len(pair[0])):
+        visible = visible.replace(english, translated)
+    return visible if hidden is None else visible + HIDDEN_TESTS + hidden
 
 
 def _translated(cell, index: int, catalog: Catalog, lesson: str, language: str) -> str:

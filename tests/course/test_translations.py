@@ -12,6 +12,7 @@ from pathlib import Path
 
 import nbformat
 import pytest
+from nbgrader.utils import compute_checksum
 
 from grader.instructor import front_ends
 from grader.instructor import translations as tr
@@ -54,7 +55,7 @@ def _demo_notebook() -> nbformat.NotebookNode:
             },
         ),
         nbformat.v4.new_code_cell(
-            'print("the check runs")  # a locked cell is never translated',
+            'print("the check runs")  # a check cell: its comment is translated, never its code',
             metadata={
                 "nbgrader": {
                     "solution": False,
@@ -93,6 +94,8 @@ PORTUGUESE = {
     "# the slope of the line, drawn": "# a inclinação da reta, desenhada",
     'f"double({x}) = {double(x)}, twice the input"': 'f"double({x}) = {double(x)}, o dobro da entrada"',
     '"a straight line"': '"uma reta"',
+    "# a check cell: its comment is translated, never its code":
+        "# uma célula de verificação: o comentário muda, o código nunca",
 }
 
 
@@ -113,6 +116,7 @@ def test_units_are_the_plain_cells_prose_only(root: Path) -> None:
         ("demo-0", "markdown"),
         ("demo-1", "string"),  # an answer cell: its docstring and comments, not its solution
         ("demo-1", "comment"),
+        ("demo-2", "comment"),  # a check cell: its comments and docstrings, never its strings
         ("demo-3", "comment"),
         ("demo-3", "string"),
         ("demo-3", "string"),
@@ -135,7 +139,9 @@ def test_the_edition_changes_plain_cells_only(root: Path) -> None:
     ours = tr.translate_notebook(english, LESSON, "pt", root)
     assert ours.cells[0].source.startswith("# Aula 0 · Demonstração\n\nAbra esta aula no [Colab]")
     english_cell, ours_cell = english.cells[2], ours.cells[2]
-    assert (english_cell.source, english_cell.metadata) == (ours_cell.source, ours_cell.metadata)
+    assert ours_cell.source == ('print("the check runs")  # uma célula de verificação: o comentário muda, '
+                                'o código nunca')
+    assert english_cell.metadata == ours_cell.metadata
     answer = ours.cells[1].source
     assert '"""O dobro de x' in answer and "# uma linha basta" in answer
     assert "return 2 * x  # the solution's own words stay" in answer
@@ -229,11 +235,17 @@ def test_both_editions_grade_the_same_cells(name: str) -> None:
                     continue
                 where = f"{folder}/{language}/{name} cell {index}"
                 source = b.source
+                back = [(pt, en_text) for en_text, pt in tr.cell_pairs(catalog, origin.get("id"))]
                 if tr.is_answer_cell(origin):  # the same code: only its docstrings and comments translated
-                    back = [(pt, en_text) for en_text, pt in tr.cell_pairs(catalog, origin.get("id"))]
                     source = tr.answer_text(b.source, back).replace(tr.CODE_STUB_MARKS[language],
                                                                     tr.CODE_STUB_MARK)
-                assert (a.source, a.metadata) == (source, b.metadata), where
+                elif tr.is_check_cell(origin):  # the same code: only its comments and docstrings translated
+                    source = tr.check_text(b.source, back)
+                meta_a, meta_b = (dict(c.metadata, nbgrader={**c.metadata.get("nbgrader", {}),
+                                                              "checksum": None}) for c in (a, b))
+                assert (a.source, meta_a) == (source, meta_b), where
+                if b.metadata.get("nbgrader", {}).get("locked"):  # nbgrader validate sees no change
+                    assert b.metadata.nbgrader.checksum == compute_checksum(b), where
 
 
 def test_the_portuguese_bootstrap_cell_speaks_portuguese_and_sets_the_language() -> None:
