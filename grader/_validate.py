@@ -66,7 +66,6 @@ def short_traceback(func: _F) -> _F:
             if not _only_toolkit_frames(failure.__traceback__):
                 raise
             caught = failure
-        # The message below says what went wrong and what to do; nothing to debug in here.
         raise caught.with_traceback(None)
 
     return grader_toolkit  # type: ignore[return-value]

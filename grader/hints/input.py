@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import numpy as np
@@ -30,6 +31,12 @@ __all__ = [
 def not_an_array(actual: Any, arr: np.ndarray | None, ctx: HintContext) -> Hint:
     """`none` or `type`: actual (arr is to_numpy(actual)) is None or not a numeric array."""
     shape = fmt_shape(ctx.expected.shape)
+    if actual is None and re.search(r"\w\[['\"]", ctx.who):  # an entry of a dict: never stored?
+        return Hint(
+            "none",
+            _("{who} is None, not an array of shape {shape} — was it stored in the dict, under that "
+              "key?").format(who=ctx.who, shape=shape),
+        )
     if actual is None:
         return Hint(
             "none",
