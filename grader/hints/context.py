@@ -117,8 +117,8 @@ def context_for(expected: np.ndarray, args: HintArgs, name: str | None) -> HintC
 def your(name: str) -> str:
     """"your {name}", the head of a hint. A name the student's language translated (a `grader.tr`
     label such as "loss") is a noun whose gender the message cannot know: it gets a form that agrees
-    whatever the gender ("o seu valor de perda", never "o seu perda"); a name left as written (code:
-    "dx", "softmax_loss's dx") keeps the short form ("o seu dx")."""
+    whatever the gender ("o valor que você obteve para perda", never "o seu perda"); a name left as
+    written (code: "dx") keeps the short form ("o seu dx")."""
     if isinstance(name, Returned):
         if language() == "en":
             return f"your {name.english}"
@@ -129,19 +129,9 @@ def your(name: str) -> str:
         return _("your {function}'s result").format(function=name.function)
     if getattr(name, "english", str(name)) != str(name):
         # Translators: {noun} is a word of your language (a translated label), of either gender.
-        return _contracted(_("your {noun}").format(noun=name))
+        return _("your {noun}").format(noun=name)
     return _("your {name}").format(name=name)
 
-
-#: Portuguese joins "de" and "em" with a following article: "o seu valor de a trajetória" is
-#: written "o seu valor da trajetória" (a translated label often starts with its article).
-_CONTRACTIONS = {"pt": (re.compile(r"\b(de|em) (os|as|o|a) "),
-                        lambda m: {"de": "d", "em": "n"}[m.group(1)] + m.group(2) + " ")}
-
-
-def _contracted(text: str) -> str:
-    rule = _CONTRACTIONS.get(language())
-    return rule[0].sub(rule[1], text) if rule else text
 
 
 def problem_of(ctx: HintContext, kind: type[T]) -> T | None:

@@ -118,8 +118,10 @@ def _extra_leading_axis(a: np.ndarray, ctx: HintContext, head: str) -> Hint | No
     if close(a.sum(axis=0), ctx.expected, tol):
         return Hint(
             "not-summed-over-batch",
-            _("{head}: it holds one row per example, and their sum over axis 0 is exactly the "
-              "expected one — sum over the batch axis (e.g. db = dout.sum(axis=0)).").format(head=head),
+            _("{head}: it has an extra leading axis, and its sum over that axis is exactly the "
+              "expected one — sum over the batch, and over the time steps or positions too where "
+              "there are some (db = dout.sum(axis=0) for a 2-D dout, dout.sum(axis=(0, 1)) for a 3-D "
+              "one).").format(head=head),
         )
     if close(a.mean(axis=0), ctx.expected, pair_tol(a.mean(axis=0), ctx.expected)):
         return Hint(

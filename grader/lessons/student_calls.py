@@ -37,10 +37,10 @@ def call_student(func: Callable[..., Any], name: str, *args: Any) -> Any:
         with np.errstate(all="ignore"), warnings.catch_warnings():
             warnings.simplefilter("ignore")
             return func(*args)
-    except NotImplementedError:
+    except NotImplementedError as unfinished:
         raise NotReady(
             _("{name} is not written yet: finish its exercise, run that cell, {then}").format(
-                name=name, then=_(_IN_VIEW)
+                name=_unfinished(unfinished, func, name), then=_(_IN_VIEW)
             )
         ) from None
     except Exception as err:  # a student's bug must not break the widget
@@ -50,6 +50,18 @@ def call_student(func: Callable[..., Any], name: str, *args: Any) -> Any:
                 name=name, error=type(err).__name__, message=message[:160]
             )
         ) from None
+
+
+def _unfinished(err: NotImplementedError, func: Callable[..., Any], called: str) -> str:
+    """The function that raised `err`: `called` when `func` itself did, else the one it called
+    ("gelu_backward", when a finished transformer_block_backward calls an unfinished gelu_backward)."""
+    tb = err.__traceback__
+    while tb is not None and tb.tb_next is not None:
+        tb = tb.tb_next
+    code = tb.tb_frame.f_code if tb is not None else None
+    if code is None or code is getattr(func, "__code__", None) or not code.co_name.isidentifier():
+        return called
+    return code.co_name
 
 
 @contextmanager

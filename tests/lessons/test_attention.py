@@ -624,3 +624,19 @@ def test_the_gelu_reference_slope_is_exact_in_the_negative_tail() -> None:
     x = np.array([-7.0, -6.5, -6.0, -5.5, -1.0, 0.5, 3.0])
     _, dx = torch_gelu(x, dout=np.ones_like(x))
     assert rel_error(dx, _gelu_sigmoid_backward(np.ones_like(x), x)) < 1e-13
+
+
+def test_an_unfinished_helper_is_named_not_its_caller():
+    """transformer_block_backward written, gelu_backward not: the message names gelu_backward."""
+    from grader.lessons.student_calls import NotReady, call_student
+
+    def gelu_backward(dout, cache):
+        raise NotImplementedError()
+
+    def transformer_block_backward(dout, cache):
+        return gelu_backward(dout, cache)
+
+    with pytest.raises(NotReady, match="^gelu_backward is not written yet"):
+        call_student(transformer_block_backward, "transformer_block_backward", None, None)
+    with pytest.raises(NotReady, match="^gelu_backward is not written yet"):
+        call_student(gelu_backward, "gelu_backward", None, None)

@@ -126,8 +126,9 @@ def test_a_hint_about_a_translated_label_agrees_whatever_its_gender(portuguese, 
     from grader.hints.context import your
     from grader.i18n import Shown
 
-    assert your(Shown("perda", "loss")) == "o seu valor de perda"
-    assert your(Shown("a trajetória de adam", "adam's trajectory")) == "o seu valor da trajetória de adam"
+    assert your(Shown("perda", "loss")) == "o valor que você obteve para perda"
+    assert your(Shown("a trajetória de adam", "adam's trajectory")) == (
+        "o valor que você obteve para a trajetória de adam")
     assert your("dx") == "o seu dx"
     from grader import returned_by
 
@@ -137,7 +138,7 @@ def test_a_hint_about_a_translated_label_agrees_whatever_its_gender(portuguese, 
     with pytest.raises(CheckFailed):
         check_close(Shown("perda", "loss"), np.array([2.0, 4.0]), np.array([1.0, 2.0]))
     shown = capsys.readouterr().out
-    assert "o seu valor de perda" in shown and "o seu perda" not in shown, shown
+    assert "o valor que você obteve para perda" in shown and "o seu perda" not in shown, shown
     set_language("en")
     assert your(Shown("loss", "loss")) == "your loss"
     assert (str(returned_by("softmax_loss")), your(returned_by("softmax_loss", "dx"))) == (

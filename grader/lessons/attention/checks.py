@@ -151,7 +151,7 @@ SLIPS: dict[str, str] = {
     ),
     "block-no-residual-grad": N_(
         "your gradient lacks what flows straight through a skip connection: "
-        "out = h + FFN(LN2(h)) sends dout to h unchanged, so dh is dout plus the MLP branch's gradient, "
+        "out = h + MLP(LN2(h)) sends dout to h unchanged, so dh is dout plus the MLP branch's gradient, "
         "and h = x + MHA(LN1(x)) sends dh to x unchanged."
     ),
     "block-post-ln": N_(

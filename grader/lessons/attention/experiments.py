@@ -90,7 +90,7 @@ def scale_sweep(
 
 
 def _plain_block(x, p, num_heads, student):
-    """The block without its two skip connections: FFN(LN2(MHA(LN1(x)))), from the student's parts."""
+    """The block without its two skip connections: MLP(LN2(MHA(LN1(x)))), from the student's parts."""
     a, c1 = layernorm_forward(x, p["ln1_gamma"], p["ln1_beta"])
     mask = np.tril(np.ones((x.shape[1], x.shape[1]), dtype=bool))
     m, c2 = student_items(
