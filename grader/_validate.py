@@ -124,7 +124,13 @@ def describe(value: Any) -> str:
     if is_tensor(value):
         return _("a torch.Tensor of shape {shape} and dtype {dtype}").format(
             shape=fmt_shape(tuple(value.shape)), dtype=value.dtype)
-    if isinstance(value, tuple | list):
+    if type(value) is tuple:
+        count = len(value)
+        return ngettext("a tuple of {count} item", "a tuple of {count} items", count).format(count=count)
+    if type(value) is list:
+        count = len(value)
+        return ngettext("a list of {count} item", "a list of {count} items", count).format(count=count)
+    if isinstance(value, tuple | list):  # a subclass: its own name
         kind = type(value).__name__
         count = len(value)
         return ngettext("a {kind} of {count} item", "a {kind} of {count} items", count).format(

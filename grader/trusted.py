@@ -260,11 +260,19 @@ def _describe(value: Any) -> str:
     items = plain_items(value)
     if items is not None:
         plain = [plain_ndarray(item) for item in items]
-        if items and all(a is not None and a.ndim > 0 for a in plain):
-            text = ngettext("a {kind} of {count} array", "a {kind} of {count} arrays", len(items))
+        arrays = bool(items) and all(a is not None and a.ndim > 0 for a in plain)
+        count = len(items)
+        if kind is tuple:
+            text = (ngettext("a tuple of {count} array", "a tuple of {count} arrays", count) if arrays
+                    else ngettext("a tuple of {count} item", "a tuple of {count} items", count))
+        elif kind is list:
+            text = (ngettext("a list of {count} array", "a list of {count} arrays", count) if arrays
+                    else ngettext("a list of {count} item", "a list of {count} items", count))
+        elif arrays:
+            text = ngettext("a {kind} of {count} array", "a {kind} of {count} arrays", count)
         else:
-            text = ngettext("a {kind} of {count} item", "a {kind} of {count} items", len(items))
-        return text.format(kind=kind.__name__, count=len(items))
+            text = ngettext("a {kind} of {count} item", "a {kind} of {count} items", count)
+        return text.format(kind=kind.__name__, count=count)
     if _issubclass(kind, bool | np.bool_):
         return _("the bool {value}").format(value=bool(plain_ndarray(value)[()]))
     arr = plain_ndarray(value)
