@@ -118,6 +118,8 @@ def catalogue_path(lesson: str, language: str, root: Path = REPO) -> Path:
 
 
 SOLUTION_REGION = re.compile(r"### BEGIN SOLUTION.*?### END SOLUTION", re.S)
+#: nbgrader's own marks: never translated
+_NBGRADER_MARK = re.compile(r"#+\s*(BEGIN|END) (SOLUTION|HIDDEN TESTS)\s*$")
 
 
 def is_answer_cell(cell) -> bool:
@@ -127,9 +129,14 @@ def is_answer_cell(cell) -> bool:
 
 
 def answer_fragments(source: str) -> list[tuple[str, int, int]]:
-    """code_fragments of an answer cell outside its solution region (blanked, offsets kept)."""
+    """code_fragments of an answer cell outside its solution region (blanked, offsets kept), and
+    the comments inside it (the solved lesson shows them; the release's stub replaces them)."""
     blank = SOLUTION_REGION.sub(lambda m: re.sub(r"[^\n]", " ", m.group(0)), source)
-    return code_fragments(blank)
+    regions = [m.span() for m in SOLUTION_REGION.finditer(source)]
+    inside = [f for f in code_fragments(source)
+              if f[0] == "comment" and any(a <= f[1] < b for a, b in regions)
+              and not _NBGRADER_MARK.match(source[f[1]:f[2]])]
+    return sorted(code_fragments(blank) + inside, key=lambda f: f[1])
 
 
 def is_check_cell(cell) -> bool:
@@ -543,6 +550,8 @@ def answer_text(source: str, pairs: list[tuple[str, str]]) -> str:
             before = before.replace(english, translated, 1)
         elif english in after:
             after = after.replace(english, translated, 1)
+        elif english.startswith("#") and english in solution:  # a comment of the solution
+            solution = solution.replace(english, translated)
     return before + solution + after
 
 

@@ -43,7 +43,7 @@ def _demo_notebook() -> nbformat.NotebookNode:
         nbformat.v4.new_markdown_cell("# Lesson 0 · Demo\n\nWrite `double(x)`, which returns $2x$."),
         nbformat.v4.new_code_cell(
             'def double(x):\n    """Twice x (a float or an array)."""\n    # one line is enough\n'
-            "    ### BEGIN SOLUTION\n    return 2 * x  # the solution's own words stay\n    ### END SOLUTION",
+            "    ### BEGIN SOLUTION\n    return 2 * x  # twice, not squared\n    ### END SOLUTION",
             metadata={
                 "nbgrader": {
                     "solution": True,
@@ -89,6 +89,7 @@ def root(tmp_path: Path) -> Path:
 PORTUGUESE = {
     '"""Twice x (a float or an array)."""': '"""O dobro de x (um float ou um array)."""',
     "# one line is enough": "# uma linha basta",
+    "# twice, not squared": "# o dobro, não o quadrado",
     "# Lesson 0 · Demo\n\nWrite `double(x)`, which returns $2x$.":
         "# Aula 0 · Demonstração\n\nEscreva `double(x)`, que devolve $2x$.",
     "# the slope of the line, drawn": "# a inclinação da reta, desenhada",
@@ -114,7 +115,8 @@ def test_units_are_the_plain_cells_prose_only(root: Path) -> None:
     units = tr.english_units(LESSON, root)
     assert [(u.cell_id, u.kind) for u in units] == [
         ("demo-0", "markdown"),
-        ("demo-1", "string"),  # an answer cell: its docstring and comments, not its solution
+        ("demo-1", "string"),  # an answer cell: its docstring and comments, not its solution's code
+        ("demo-1", "comment"),
         ("demo-1", "comment"),
         ("demo-2", "comment"),  # a check cell: its comments and docstrings, never its strings
         ("demo-3", "comment"),
@@ -144,7 +146,7 @@ def test_the_edition_changes_plain_cells_only(root: Path) -> None:
     assert english_cell.metadata == ours_cell.metadata
     answer = ours.cells[1].source
     assert '"""O dobro de x' in answer and "# uma linha basta" in answer
-    assert "return 2 * x  # the solution's own words stay" in answer
+    assert "return 2 * x  # o dobro, não o quadrado" in answer  # the solution's code stays, its comments not
     pairs = tr.cell_pairs(tr.read_catalogue(tr.catalogue_path(LESSON, "pt", root), "pt"), "demo-1")
     assert tr.answer_text(answer, [(p, e) for e, p in pairs]) == english.cells[1].source
     release = 'def double(x):\n    """Twice x (a float or an array)."""\n    # one line is enough\n' \
