@@ -640,3 +640,15 @@ def test_an_unfinished_helper_is_named_not_its_caller():
         call_student(transformer_block_backward, "transformer_block_backward", None, None)
     with pytest.raises(NotReady, match="^gelu_backward is not written yet"):
         call_student(gelu_backward, "gelu_backward", None, None)
+
+
+def test_a_slip_that_does_not_fit_the_shapes_is_not_a_crash():
+    """A mistake recognised by arithmetic that needs T == S is skipped when T != S (a student's sign
+    slip in the softmax backward once crashed the check with NumPy's matmul error)."""
+    from grader.lessons.attention.checks import _slip
+
+    def needs_square():
+        return np.ones((3, 5)) @ np.ones((3, 5))  # ValueError: matmul shapes
+
+    slips = [("never", needs_square), ("zeros", lambda: np.zeros((3, 5)))]
+    assert _slip(np.zeros((3, 5)), (3, 5), slips) == "zeros"

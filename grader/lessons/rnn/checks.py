@@ -417,10 +417,11 @@ def grads_problem(shapes: dict[str, tuple[int, ...]], norm: float, seed: int) ->
     return {name: g * (norm / size) for name, g in grads.items()}
 
 
-def clipped_arrays(clipped: Any, what: str = "clip_gradients' clipped") -> dict[str, np.ndarray]:
+def clipped_arrays(clipped: Any, what: str | None = None) -> dict[str, np.ndarray]:
     """The dict clip_gradients returned, as a plain dict of float64 arrays read from the dict's own
     storage; CheckFailed unless it is a dict of name -> float64 array."""
     __tracebackhide__ = True
+    what = returned_by("clip_gradients", "clipped") if what is None else what
     plain = as_dict(clipped, what)
     for name, value in dict.items(clipped):  # the real entries, not what an override says
         as_array(value, f"{what}[{str.__str__(name)!r}]", float64=True)
@@ -454,7 +455,7 @@ def check_clipped(clipped: Any, grads: dict[str, np.ndarray], factor: float | No
 def check_total_norm(total_norm: Any, norm: float, max_norm: float) -> None:
     """The total_norm returned must be the global norm `norm` of the gradients before clipping."""
     __tracebackhide__ = True
-    value = as_float(total_norm, "clip_gradients' total_norm")  # one number
+    value = as_float(total_norm, returned_by("clip_gradients", "total_norm"))  # one number
     name = checked_name(_("total_norm (global norm {norm}, max_norm {max_norm})").format(norm=f"{norm:g}",
                                                                                     max_norm=f"{max_norm:g}"))
     result, line = compare(name, total_norm, np.array(norm, dtype=np.float64), tol=1e-7, args=hint_args(()))
