@@ -15,8 +15,7 @@ import pytest
 
 from grader.instructor.build import assignments
 from tests.cases.runner import Case, Graded, expectation_errors, grade_cases, lesson_cases
-from tests.course.english import code_identifiers, english_in
-from tests.course.test_english_in_portuguese import lesson_identifiers
+from tests.course.english import code_identifiers, english_in, lesson_identifiers
 from tests.nbgrader_harness import REPO
 from tests.nbgrader_harness import graded_cells as points
 

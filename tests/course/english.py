@@ -15,6 +15,7 @@ students before, and none in text that is Portuguese).
 
 from __future__ import annotations
 
+import functools
 import io
 import keyword
 import re
@@ -47,7 +48,7 @@ tests sample samples word words character characters sequence update updates lea
 decay variance standard deviation initial seed view copy grid point points direction path paths
 node nodes edge graph circuit neuron chain rule rules slopes nudge nudges verdict worst bad good
 stable unstable plain inside outside left step-by-step
-should'nt doesn't don't isn't aren't wasn't can't won't
+shouldn't doesn't don't isn't aren't wasn't can't won't
 """.split())
 
 #: Terms the Portuguese edition keeps in English on purpose (the glossary in translations/README.md,
@@ -76,6 +77,17 @@ _COURSE_ERRORS = ("ToolkitInputError",)
 _WORD = re.compile(r"[a-zà-ÿ]+(?:'[a-z]+)?")
 #: "softmax_loss's dx", "softmax_loss_steps' loss": an English possessive
 _POSSESSIVE = re.compile(r"(?<![\w'])[\w.\[\]()]+(?:'s|s')(?=\s+[A-Za-zà-ÿ])")
+
+
+@functools.cache
+def lesson_identifiers(name: str) -> frozenset[str]:
+    """Every name the code cells of course/<name>/<name>.ipynb use (read once per test process)."""
+    import nbformat
+
+    from tests.nbgrader_harness import REPO
+
+    nb = nbformat.read(REPO / "course" / name / f"{name}.ipynb", as_version=4)
+    return code_identifiers([c.source for c in nb.cells if c.cell_type == "code"])
 
 
 def code_identifiers(sources: list[str]) -> frozenset[str]:

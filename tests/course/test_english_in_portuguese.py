@@ -16,14 +16,8 @@ import nbformat
 import pytest
 
 from grader.instructor.build import assignments
-from tests.course.english import code_identifiers, english_in, english_words
+from tests.course.english import english_in, english_words, lesson_identifiers
 from tests.nbgrader_harness import REPO
-
-
-def lesson_identifiers(name: str) -> frozenset[str]:
-    """Every name the lesson's code uses (course/ source, all code cells)."""
-    nb = nbformat.read(REPO / "course" / name / f"{name}.ipynb", as_version=4)
-    return code_identifiers([c.source for c in nb.cells if c.cell_type == "code"])
 
 
 def shown_text(cell) -> list[str]:
